@@ -1,0 +1,74 @@
+"""Exact privacy quantities of finite output distributions.
+
+For two output distributions ``p`` (on D) and ``q`` (on D') over the same
+finite set, the tight (ε, δ) relation is the hockey-stick divergence
+
+    δ(ε) = max_S P(S) − e^ε Q(S) = Σ_o max(0, p_o − e^ε q_o).
+
+This module is the ground truth the statistical auditor's bounds must stay
+under, and the building block of the LDP checker.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpverify._validation import check_finite_array, check_real
+
+__all__ = ["hockey_stick", "max_privacy_loss", "privacy_curve"]
+
+
+def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
+    p = check_finite_array(p, "p", ndim=1)
+    q = check_finite_array(q, "q", ndim=1)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    for name, v in (("p", p), ("q", q)):
+        if (v < 0).any():
+            raise ValueError(f"{name} must be non-negative, got {v[v < 0][0]!r}")
+        if abs(v.sum() - 1.0) > 1e-9:
+            raise ValueError(f"{name} must sum to 1, sums to {v.sum()!r}")
+    return p, q
+
+
+def hockey_stick(p, q, epsilon: float) -> float:
+    """δ(ε) = Σ_o max(0, p_o − e^ε q_o): the smallest δ with P(S) ≤ e^ε Q(S) + δ for all S.
+
+    ``epsilon`` may be any finite real (negative values are allowed here: the
+    curve is defined for all ε).
+
+    Example
+    -------
+    >>> round(hockey_stick([0.75, 0.25], [0.25, 0.75], 0.0), 12)
+    0.5
+    """
+    p, q = _pair(p, q)
+    eps = check_real(epsilon, "epsilon")
+    return float(np.maximum(0.0, p - math.exp(eps) * q).sum())  # proof: hockey-stick
+
+
+def privacy_curve(p, q, epsilons) -> np.ndarray:
+    """δ(ε) on an array of ε values (vectorised :func:`hockey_stick`)."""
+    p, q = _pair(p, q)
+    eps = check_finite_array(epsilons, "epsilons")
+    e = np.exp(eps)[..., None]
+    return np.maximum(0.0, p - e * q).sum(axis=-1)
+
+
+def max_privacy_loss(p, q) -> float:
+    """max_o ln(p_o / q_o) over outcomes with p_o > 0 (``inf`` if some q_o = 0 < p_o).
+
+    The smallest ε with δ(ε) = 0 for the ordered pair (p, q).
+
+    Example
+    -------
+    >>> round(max_privacy_loss([0.75, 0.25], [0.25, 0.75]), 12) == round(math.log(3), 12)
+    True
+    """
+    p, q = _pair(p, q)
+    pos = p > 0
+    if (q[pos] == 0).any():
+        return math.inf
+    return float(np.max(np.log(p[pos]) - np.log(q[pos])))

@@ -1,0 +1,33 @@
+"""The claims engine: every statement of the papers as a machine-checked claim.
+
+Example
+-------
+>>> from dpverify.claims import all_claims, run_claims
+>>> results = run_claims(all_claims("continual.thm5.1"))   # doctest: +SKIP
+>>> [r.verdict.value for r in results]                      # doctest: +SKIP
+['holds']
+"""
+
+from dpverify.claims.evidence import to_jsonable
+from dpverify.claims.model import Claim, Method, Outcome, Result, Source, Verdict
+from dpverify.claims.registry import all_claims, claim, get_claim, load_rooms, register, unregister
+from dpverify.claims.runner import result_to_json, run_claim, run_claims
+
+__all__ = [
+    "Claim",
+    "Method",
+    "Outcome",
+    "Result",
+    "Source",
+    "Verdict",
+    "all_claims",
+    "claim",
+    "get_claim",
+    "load_rooms",
+    "register",
+    "unregister",
+    "run_claim",
+    "run_claims",
+    "result_to_json",
+    "to_jsonable",
+]

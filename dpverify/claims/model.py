@@ -1,0 +1,114 @@
+"""The data model of a claim: what the paper says, how it is checked, what came out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Mapping
+
+
+class Verdict(str, Enum):
+    """What a check concluded about a statement as printed.
+
+    ``holds``: the statement is true as printed.  ``erratum``: as printed it is
+    wrong, and the corrected statement (given in the evidence) holds.
+    ``refuted``: false, with a counterexample.  ``inconclusive``: the evidence
+    decides neither way (e.g. an audit that found no violation).
+    """
+
+    HOLDS = "holds"
+    ERRATUM = "erratum"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+
+
+class Method(str, Enum):
+    """How a claim is checked."""
+
+    SYMBOLIC = "symbolic"
+    SOLVER = "solver cross-check"
+    PROPERTY = "property"
+    SIMULATION = "simulation"
+    AUDIT = "audit"
+    EXACT = "exact computation"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a statement comes from: seed file, section, equation/algorithm/figure."""
+
+    seed: str
+    section: str = ""
+    equation: str = ""
+
+    def __str__(self) -> str:
+        parts = [self.seed]
+        if self.section:
+            parts.append(self.section)
+        if self.equation:
+            parts.append(self.equation)
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check returns: a verdict and the evidence for it.
+
+    ``evidence`` maps short names to numbers, arrays, strings or sympy
+    expressions; the engine converts it to JSON.  ``figure_data`` is optional
+    plotting data consumed by the claim's ``figure`` function (reports).
+    """
+
+    verdict: Verdict
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    figure_data: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.verdict, Verdict):
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
+
+
+CheckFn = Callable[..., Outcome]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered statement of a paper with its machine check.
+
+    ``check(thorough=False)`` returns an :class:`Outcome`.  With
+    ``thorough=True`` it may run the long sweeps.  ``proof`` is the path of
+    the proof document under ``proofs/`` (relative), if any.  ``figure`` is an
+    optional function ``figure(outcome) -> matplotlib.figure.Figure``.
+    """
+
+    id: str
+    source: Source
+    statement: str
+    method: Method
+    expected: Verdict
+    check: CheckFn
+    proof: str | None = None
+    figure: Callable[[Outcome], Any] | None = None
+    timeout: float = 300.0
+
+    @property
+    def room(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Result:
+    """A claim after its check ran."""
+
+    claim: Claim
+    outcome: Outcome
+    seconds: float
+    error: str | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.outcome.verdict
+
+    @property
+    def as_expected(self) -> bool:
+        return self.outcome.verdict == self.claim.expected

@@ -1,0 +1,22 @@
+"""Shared test settings.
+
+Statistical tests in this suite are seeded; each states its false-alarm rate
+in its docstring.  Hypothesis runs derandomised so that CI is reproducible.
+"""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+settings.register_profile(
+    "dpverify", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("dpverify")
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return ROOT

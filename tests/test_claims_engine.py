@@ -1,0 +1,90 @@
+"""The claims engine: registration, running, crash handling, timeouts, JSON and the CLI."""
+
+import json
+import time
+
+import pytest
+
+from dpverify.claims import (
+    Outcome,
+    Source,
+    Verdict,
+    all_claims,
+    claim,
+    result_to_json,
+    run_claims,
+    unregister,
+)
+from dpverify.cli import main
+
+
+@pytest.fixture
+def demo_claims():
+    ids = []
+
+    def reg(cid, fn, expected="holds"):
+        claim(cid, source=Source("seed-x", "§1", "(1)"), statement=f"demo {cid}", method="exact computation",
+              expected=expected)(fn)
+        ids.append(cid)
+
+    reg("zzdemo.ok", lambda thorough=False: Outcome(Verdict.HOLDS, {"x": 1.5}))
+    reg("zzdemo.wrong", lambda thorough=False: Outcome(Verdict.REFUTED, {"cex": [1, 2]}))
+
+    def boom(thorough=False):
+        raise RuntimeError("kaput")
+
+    reg("zzdemo.crash", boom, expected="inconclusive")
+
+    def slow(thorough=False):
+        time.sleep(30)
+        return Outcome(Verdict.HOLDS)
+
+    reg("zzdemo.slow", slow, expected="inconclusive")
+    yield ids
+    for i in ids:
+        unregister(i)
+
+
+def test_run_and_json(demo_claims):
+    res = run_claims(all_claims("zzdemo.ok") + all_claims("zzdemo.wrong") + all_claims("zzdemo.crash"))
+    assert [r.verdict for r in res] == [Verdict.HOLDS, Verdict.REFUTED, Verdict.INCONCLUSIVE]
+    assert [r.as_expected for r in res] == [True, False, True]
+    assert "kaput" in res[2].error
+    js = [result_to_json(r) for r in res]
+    for key in ("id", "source", "statement", "method", "expected", "verdict", "evidence"):
+        assert all(key in j for j in js)
+    json.dumps(js)
+
+
+def test_parallel_timeout(demo_claims):
+    t0 = time.perf_counter()
+    res = run_claims(all_claims("zzdemo."), jobs=2, timeout=3)
+    by = {r.claim.id: r for r in res}
+    assert by["zzdemo.slow"].verdict == Verdict.INCONCLUSIVE
+    assert "timed out" in by["zzdemo.slow"].outcome.evidence["error"]
+    assert by["zzdemo.ok"].verdict == Verdict.HOLDS
+    assert by["zzdemo.crash"].verdict == Verdict.INCONCLUSIVE
+    assert time.perf_counter() - t0 < 25
+
+
+def test_cli_exit_status(demo_claims, capsys):
+    assert main(["verify", "--only", "zzdemo.ok", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["id"] == "zzdemo.ok" and out[0]["verdict"] == "holds"
+    assert main(["verify", "--only", "zzdemo.wrong"]) == 1
+    assert main(["verify", "--only", "no.such.prefix"]) == 2
+    assert main(["claims", "--only", "zzdemo", "--json"]) == 0
+
+
+def test_duplicate_id_rejected(demo_claims):
+    from dpverify.claims.registry import DuplicateClaimError
+
+    with pytest.raises(DuplicateClaimError):
+        claim("zzdemo.ok", source=Source("s"), statement="again", method="symbolic")(lambda thorough=False: None)
+
+
+def test_registered_claims_are_well_formed():
+    rooms = {"continual", "rr", "pca", "primitives", "audit", "zzdemo"}
+    for c in all_claims():
+        assert c.room in rooms, c.id
+        assert c.statement and c.source.seed
