@@ -44,7 +44,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     claims = all_claims(args.only)
     if not claims:
-        print(f"no claim matches --only {args.only!r}", file=sys.stderr)
+        print("no claim matches --only " + repr(args.only) if args.only else "no claims registered", file=sys.stderr)
         return 2
     if args.json:
         results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout)
@@ -152,9 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in pkgutil.iter_modules(dpverify.__path__):
         if not mod.ispkg or mod.name.startswith("_"):
             continue
-        spec = importlib.util.find_spec(f"dpverify.{mod.name}.cli")
-        if spec is not None:
-            importlib.import_module(f"dpverify.{mod.name}.cli").register(sub)
+        try:
+            spec = importlib.util.find_spec(f"dpverify.{mod.name}.cli")
+            if spec is not None:
+                importlib.import_module(f"dpverify.{mod.name}.cli").register(sub)
+        except Exception as exc:  # a broken room must not take the whole CLI down
+            print(f"dpverify: warning: commands of dpverify.{mod.name} unavailable: {exc}", file=sys.stderr)
     return p
 
 

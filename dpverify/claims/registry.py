@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import traceback
 from typing import Callable, Iterable
 
 from dpverify.claims.model import CheckFn, Claim, Method, Source, Verdict
@@ -92,11 +93,38 @@ def load_rooms() -> None:
     for mod in pkgutil.iter_modules(dpverify.__path__):
         if not mod.ispkg or mod.name.startswith("_") or mod.name == "claims":
             continue
-        pkg = importlib.import_module(f"dpverify.{mod.name}")
-        for sub in pkgutil.iter_modules(pkg.__path__):
-            if sub.name == "claims" or sub.name.startswith("claims_"):
-                importlib.import_module(f"dpverify.{mod.name}.{sub.name}")
+        try:
+            pkg = importlib.import_module(f"dpverify.{mod.name}")
+            subs = [s.name for s in pkgutil.iter_modules(pkg.__path__)]
+        except Exception:
+            _register_import_failure(mod.name, f"dpverify.{mod.name}")
+            continue
+        for sub in subs:
+            if sub == "claims" or sub.startswith("claims_"):
+                try:
+                    importlib.import_module(f"dpverify.{mod.name}.{sub}")
+                except Exception:
+                    _register_import_failure(mod.name, f"dpverify.{mod.name}.{sub}")
     _LOADED = True
+
+
+def _register_import_failure(room: str, module: str) -> None:
+    """A room whose claims cannot be imported shows up as a failing claim, not a crash."""
+    tb = traceback.format_exc()
+
+    def check(thorough: bool = False):
+        raise ImportError(f"{module} failed to import:\n{tb}")
+
+    register(
+        Claim(
+            id=f"{room}.import:{module}",
+            source=Source("dpverify", module),
+            statement=f"the claims module {module} imports",
+            method=Method.EXACT,
+            expected=Verdict.HOLDS,
+            check=check,
+        )
+    )
 
 
 def all_claims(prefix: str | None = None) -> list[Claim]:

@@ -1,0 +1,101 @@
+"""Public entry points of the continual room: validate, then dispatch to the method."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify.continual.methods import get_method
+
+__all__ = ["expected_mse", "release", "strategy", "stream"]
+
+_NOISES = ("laplace", "discrete")
+
+
+def _check_noise(noise: str) -> str:
+    if noise not in _NOISES:
+        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    return noise
+
+
+def _check_leaves(n: int, m) -> None:
+    if m.leaves_power_of_two and n & (n - 1):
+        raise ValueError(f"n must be a power of two for method {m.name!r}, got {n}")
+
+
+def expected_mse(n: int, epsilon: float, method: str = "fda", **options) -> np.ndarray:
+    """Exact expected squared error of each of the n releases (no Monte Carlo).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from dpverify.continual import expected_mse
+    >>> np.allclose(expected_mse(3, 1.0, "naive"), [2.0, 4.0, 6.0])
+    True
+    """
+    n = check_positive_int(n, "n")
+    eps = check_epsilon(epsilon)
+    m = get_method(method)
+    _check_leaves(n, m)
+    out = np.asarray(m.expected_mse(n, eps, **options), dtype=float)
+    assert out.shape == (n,), f"method {method!r} returned shape {out.shape} for n={n}"
+    return out
+
+
+def strategy(n: int, method: str = "fda", **options):
+    """``(R, A)`` sparse with R @ A = W and max column l1 norm of A <= 1.
+
+    Example
+    -------
+    >>> from dpverify.continual import strategy
+    >>> R, A = strategy(4, "naive")
+    >>> (R @ A).toarray().tolist()[3]
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    n = check_positive_int(n, "n")
+    m = get_method(method)
+    if m.strategy is None:
+        raise ValueError(f"method {method!r} is not a factorization R·A of the workload")
+    _check_leaves(n, m)
+    return m.strategy(n, **options)
+
+
+def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str = "laplace", **options) -> np.ndarray:
+    """Release the n noisy running totals of ``counts`` under ε-DP (batch).
+
+    Parameters
+    ----------
+    counts : array of non-negative integers a_1..a_n (not mutated)
+    epsilon : privacy budget ε > 0 for the whole stream (one record changes one a_i by ±1)
+    method : a registered method name (``dpverify.continual.methods.method_names()``)
+    rng : numpy.random.Generator, int seed or None
+    noise : ``"laplace"`` (continuous) or ``"discrete"`` (two-sided geometric, integer outputs)
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from dpverify.continual import release
+    >>> release([1, 0, 2], 1.0, "naive", rng=np.random.default_rng(0)).shape
+    (3,)
+    """
+    a = check_counts(counts, "counts")
+    if a.size < 1:
+        raise ValueError("counts must be non-empty")
+    eps = check_epsilon(epsilon)
+    m = get_method(method)
+    _check_noise(noise)
+    _check_leaves(a.size, m)
+    if m.release is None:
+        raise ValueError(f"method {method!r} has no release")
+    return m.release(a, eps, as_generator(rng), noise, **options)
+
+
+def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str = "laplace", **options):
+    """An online release object: ``push(a_t)`` returns the noisy s_t; at most n pushes."""
+    n = check_positive_int(n, "n")
+    eps = check_epsilon(epsilon)
+    m = get_method(method)
+    _check_noise(noise)
+    if m.stream is None:
+        raise ValueError(f"method {method!r} cannot run online")
+    return m.stream(n, eps, as_generator(rng), noise, **options)

@@ -1,0 +1,60 @@
+"""The registry of continual-release methods behind the room's public API.
+
+Each method module (``fenwick.py``/``fda.py`` for naive, fenwick and fda;
+``baselines.py``, ``kary.py`` for the others) registers a
+:class:`ContinualMethod`; :mod:`dpverify.continual.api` validates input and
+dispatches.  A method supplies what it can:
+
+- ``expected_mse(n, epsilon, **options)`` -> float array of length n: the exact
+  expected squared error of each release (closed form or exact linear algebra);
+- ``strategy(n, **options)`` -> ``(R, A)`` scipy.sparse with R @ A = W (lower
+  triangular ones) and max column l1 norm of A at most 1, for factorization
+  methods (then releasing R (A a + Lap(1/ε)) is ε-DP);
+- ``release(counts, epsilon, rng, noise, **options)`` -> noisy running totals
+  (counts already validated: int64, non-negative);
+- ``stream(n, epsilon, rng, noise, **options)`` -> an object with
+  ``push(a_t) -> float`` (the noisy s_t) for online methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["ContinualMethod", "register_method", "get_method", "method_names"]
+
+
+@dataclass(frozen=True)
+class ContinualMethod:
+    name: str
+    description: str
+    expected_mse: Callable[..., Any]
+    strategy: Callable[..., Any] | None = None
+    release: Callable[..., Any] | None = None
+    stream: Callable[..., Any] | None = None
+    online: bool = False
+    leaves_power_of_two: bool = False  # static methods defined for n = 2^m only
+    reference: str = ""
+
+
+_METHODS: dict[str, ContinualMethod] = {}
+
+
+def register_method(m: ContinualMethod) -> ContinualMethod:
+    if m.name in _METHODS and _METHODS[m.name] is not m:
+        raise ValueError(f"continual method {m.name!r} registered twice")
+    _METHODS[m.name] = m
+    return m
+
+
+def get_method(name: str) -> ContinualMethod:
+    if not isinstance(name, str):
+        raise TypeError(f"method must be a string, got {type(name).__name__}")
+    try:
+        return _METHODS[name]
+    except KeyError:
+        raise ValueError(f"method must be one of {sorted(_METHODS)}, got {name!r}") from None
+
+
+def method_names(*, online: bool | None = None) -> list[str]:
+    return sorted(n for n, m in _METHODS.items() if online is None or m.online == online)
