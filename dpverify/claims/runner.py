@@ -6,8 +6,9 @@ A check that raises, or that runs past its time limit, becomes an
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import multiprocessing as mp
+import os
+import multiprocessing.connection
 import time
 import traceback
 from typing import Any, Callable, Iterable
@@ -34,9 +35,163 @@ def run_claim(c: Claim, *, thorough: bool = False) -> Result:
 
 
 def _run_by_id(claim_id: str, thorough: bool) -> tuple[str, dict, Any, float, str | None]:
-    r = run_claim(get_claim(claim_id), thorough=thorough)
+    return _run_payload(get_claim(claim_id), thorough)
+
+
+def _run_payload(c: Claim, thorough: bool) -> tuple[str, dict, Any, float, str | None]:
+    """Run a claim and return its result as plain (picklable, JSON-able) values."""
+    r = run_claim(c, thorough=thorough)
     fig = to_jsonable(r.outcome.figure_data) if r.outcome.figure_data is not None else None
     return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error)
+
+
+def _worker(c: Claim, thorough: bool, conn: Any, stack_file: str | None = None) -> None:
+    """Body of a worker process (forked: the claim object is inherited, not pickled).
+
+    With ``stack_file``, SIGUSR1 makes the process write its Python stack
+    there (faulthandler: works even inside C code), so a claim stopped for
+    running too long reports where it was.
+    """
+    if stack_file is not None:
+        import faulthandler
+        import signal
+
+        faulthandler.register(signal.SIGUSR1, file=open(stack_file, "w"), all_threads=True)  # noqa: SIM115
+    try:
+        payload: Any = ("ok", _run_payload(c, thorough))
+    except BaseException:  # even a failure of the conversion is reported, not lost
+        payload = ("failed", traceback.format_exc())
+    try:
+        conn.send(payload)
+    finally:
+        conn.close()
+
+
+def _run_in_processes(
+    claims: list[Claim], *, thorough: bool, jobs: int, timeout: float | None, progress: Progress | None
+) -> list[Result]:
+    """One forked process per claim, at most ``jobs`` at a time.
+
+    A claim's clock starts when its own process starts, so a claim waiting
+    for a free slot is never charged for the wait; a claim past its limit
+    has its process killed, which frees the slot for the next claim (a pool
+    of reusable workers cannot do that: a stuck worker would block it).
+    """
+    ctx = mp.get_context("fork")
+    queue = list(claims)
+    active: dict[Any, tuple[Claim, Any, float]] = {}  # reader -> (claim, process, start)
+    stacks: dict[Any, str | None] = {}  # reader -> file for the stack of a claim stopped at its limit
+    out: list[Result] = []
+
+    def finish(r: Result) -> None:
+        out.append(r)
+        if progress:
+            progress(r)
+
+    try:
+        while queue or active:
+            while queue and len(active) < jobs:
+                c = queue.pop(0)
+                reader, writer = ctx.Pipe(duplex=False)
+                stack_file = _stack_file()
+                proc = ctx.Process(target=_worker, args=(c, thorough, writer, stack_file), daemon=True)
+                proc.start()
+                writer.close()
+                stacks[reader] = stack_file
+                active[reader] = (c, proc, time.perf_counter())
+            waitables = list(active) + [proc.sentinel for _, proc, _ in active.values()]
+            mp.connection.wait(waitables, timeout=0.25)
+            now = time.perf_counter()
+            for reader in list(active):
+                c, proc, t0 = active[reader]
+                limit = timeout if timeout is not None else c.timeout
+                r = None
+                if reader.poll():
+                    try:
+                        kind, payload = reader.recv()
+                    except (EOFError, OSError) as exc:  # the process died without reporting
+                        proc.join(timeout=5)
+                        kind = "failed"
+                        payload = (f"worker process exited with code {proc.exitcode} before reporting"
+                                   if proc.exitcode is not None else f"{type(exc).__name__}: {exc}")
+                    if kind == "ok":
+                        verdict, ev, fig, secs, err = payload
+                        r = Result(c, Outcome(Verdict(verdict), ev, fig), secs, err)
+                    else:
+                        last = (payload.strip().splitlines() or ["no message"])[-1]
+                        r = _failed(c, now - t0, last, payload)
+                elif not proc.is_alive():
+                    msg = f"worker process exited with code {proc.exitcode} before reporting"
+                    r = _failed(c, now - t0, msg, msg)
+                elif now - t0 > limit:
+                    where = _stack_of(proc, stacks.get(reader))
+                    proc.kill()
+                    r = Result(
+                        c,
+                        Outcome(Verdict.INCONCLUSIVE, {"error": f"timed out after {limit:g} s"}),
+                        now - t0,
+                        f"TimeoutError: claim {c.id} exceeded {limit:g} s"
+                        + (f"; it was stopped here:\n{where}" if where else ""),
+                    )
+                if r is not None:
+                    del active[reader]
+                    _remove(stacks.pop(reader, None))
+                    reader.close()
+                    proc.join(timeout=5)
+                    finish(r)
+    finally:
+        for reader, (_, proc, _) in active.items():
+            if proc.is_alive():
+                proc.kill()
+            proc.join(timeout=5)
+            reader.close()
+            _remove(stacks.pop(reader, None))
+    return out
+
+
+def _stack_file() -> str | None:
+    import signal
+    import tempfile
+
+    if not hasattr(signal, "SIGUSR1"):
+        return None
+    fd, path = tempfile.mkstemp(prefix="dpverify-stack-", suffix=".txt")
+    os.close(fd)
+    return path
+
+
+def _stack_of(proc: Any, stack_file: str | None) -> str:
+    """Ask a running worker for its Python stack (SIGUSR1 → faulthandler); "" if it does not answer."""
+    import signal
+
+    if stack_file is None or not proc.is_alive():
+        return ""
+    try:
+        os.kill(proc.pid, signal.SIGUSR1)
+        deadline = time.perf_counter() + 1.0
+        text = ""
+        while time.perf_counter() < deadline:
+            time.sleep(0.05)
+            with open(stack_file, encoding="utf-8", errors="replace") as f:
+                new = f.read()
+            if new and new == text:  # written and no longer growing
+                break
+            text = new
+        return text.strip()
+    except OSError:
+        return ""
+
+
+def _remove(path: str | None) -> None:
+    if path:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _failed(c: Claim, seconds: float, message: str, tb: str) -> Result:
+    return Result(c, Outcome(Verdict.INCONCLUSIVE, {"error": f"worker failed: {message}"}), seconds, tb)
 
 
 def run_claims(
@@ -46,6 +201,7 @@ def run_claims(
     jobs: int = 1,
     timeout: float | None = None,
     progress: Progress | None = None,
+    isolate: bool = False,
 ) -> list[Result]:
     """Run claims and return their results in the given order.
 
@@ -60,6 +216,10 @@ def run_claims(
         the claim's own ``timeout``).
     progress : callable, optional
         Called with each :class:`Result` as it completes.
+    isolate : bool
+        Run each claim in its own worker process even when ``jobs == 1``, so
+        that the time limit applies and a crash of the interpreter (e.g. a
+        segfault in a solver) cannot take the caller down.
     """
     claims = list(claims)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -67,7 +227,9 @@ def run_claims(
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be > 0, got {timeout!r}")
     results: dict[str, Result] = {}
-    if jobs == 1:
+    if not isinstance(isolate, bool):
+        raise TypeError(f"isolate must be a bool, got {isolate!r}")
+    if jobs == 1 and not isolate:
         for c in claims:
             r = run_claim(c, thorough=thorough)
             results[c.id] = r
@@ -75,54 +237,8 @@ def run_claims(
                 progress(r)
         return [results[c.id] for c in claims]
 
-    ctx = mp.get_context("fork")
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
-    try:
-        futs = {pool.submit(_run_by_id, c.id, thorough): c for c in claims}
-        starts = {f: time.perf_counter() for f in futs}
-        pending = set(futs)
-        while pending:
-            done, pending = cf.wait(pending, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-            for f in done:
-                c = futs[f]
-                try:
-                    verdict, ev, fig, secs, err = f.result()
-                    r = Result(c, Outcome(Verdict(verdict), ev, fig), secs, err)
-                except Exception as exc:
-                    r = Result(
-                        c,
-                        Outcome(Verdict.INCONCLUSIVE, {"error": f"worker failed: {type(exc).__name__}: {exc}"}),
-                        time.perf_counter() - starts[f],
-                        traceback.format_exc(),
-                    )
-                results[c.id] = r
-                if progress:
-                    progress(r)
-            now = time.perf_counter()
-            for f in list(pending):
-                c = futs[f]
-                limit = timeout if timeout is not None else c.timeout
-                if f.running() and now - starts[f] > limit:
-                    # running() is only true once a worker picked it up; restart clock until then
-                    pending.discard(f)
-                    f.cancel()
-                    r = Result(
-                        c,
-                        Outcome(Verdict.INCONCLUSIVE, {"error": f"timed out after {limit:g} s"}),
-                        now - starts[f],
-                        f"TimeoutError: claim {c.id} exceeded {limit:g} s",
-                    )
-                    results[c.id] = r
-                    if progress:
-                        progress(r)
-                elif not f.running():
-                    starts[f] = now
-    finally:
-        procs = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if p.is_alive():
-                p.kill()
+    for r in _run_in_processes(claims, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress):
+        results[r.claim.id] = r
     return [results[c.id] for c in claims]
 
 

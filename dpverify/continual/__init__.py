@@ -8,5 +8,11 @@ from dpverify.continual.api import expected_mse, release, strategy, stream
 from dpverify.continual.methods import method_names
 
 # Method modules register themselves on import (add yours below).
+from dpverify.continual import naive as _naive  # noqa: E402,F401
+from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy, lowbit  # noqa: E402
+from dpverify.continual.fda import fda_weights  # noqa: E402
+from dpverify.continual import kary as _kary  # noqa: E402,F401
+from dpverify.continual import baselines as _baselines  # noqa: E402,F401
 
 __all__ = ["expected_mse", "release", "strategy", "stream", "method_names"]
+__all__ += ["fenwick_strategy", "fenwick_recombination", "fda_weights", "lowbit"]

@@ -1,0 +1,448 @@
+"""Exact local differential privacy of a finite mechanism matrix.
+
+A mechanism with inputs ``i`` and outputs ``j`` is a row-stochastic matrix
+``P[i, j] = Pr(output j | input i)``.  Two definitions of (ε, δ)-LDP are in use:
+
+``"standard"`` (the default; sets of outputs)
+    P(S | i1) ≤ e^ε P(S | i2) + δ for all inputs i1, i2 and every set S of
+    outputs.  For an ordered pair of rows the smallest such δ is the
+    hockey-stick divergence Σ_j max(0, P[i1, j] − e^ε P[i2, j])
+    (:func:`dpverify.audit.exact.hockey_stick`), so the tight δ of the
+    mechanism is its maximum over ordered pairs of rows.  O(n² m).
+
+``"per_output"`` (seed 003, §2 and model (20))
+    P[i1, j] ≤ e^ε P[i2, j] + δ for all i1, i2 and every single output j.
+    For a column only its largest and smallest entries matter, so the tight δ
+    is max_j (max_i P[i, j] − e^ε min_i P[i, j])⁺.  O(n m).
+
+For δ = 0 the two coincide; for δ > 0 and more than two outputs the
+per-output condition is strictly weaker (see ``proofs/audit/hockey_stick.md``
+and ``proofs/rr/definitions.md``).
+
+Float mode decides ``required_delta ≤ δ + atol``.  Exact mode
+(``exact=True``) takes rational entries (``int``, ``fractions.Fraction``,
+sympy ``Rational`` or strings such as ``"1/3"``), ε as a number or a sympy
+expression (``sympy.log(3)`` makes e^ε = 3 rational) and decides every
+comparison without tolerance.
+
+Reference: seed 003 (Zhou, Lu, Wu 2019), §2 definition and model (20).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from dpverify._validation import (
+    check_delta,
+    check_epsilon,
+    check_finite_array,
+    check_real,
+    check_row_stochastic,
+)
+from dpverify.audit.exact import privacy_curve
+
+__all__ = ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
+
+DEFINITIONS = ("standard", "per_output")
+
+# Block size bound (number of float64 entries) for the O(n^2 m) standard check.
+_BLOCK_ENTRIES = 4_000_000
+
+
+@dataclass(frozen=True)
+class LDPResult:
+    """Outcome of :func:`check_ldp`.
+
+    Attributes
+    ----------
+    holds : bool
+        Whether ``P`` is (ε, δ)-LDP under ``definition``.
+    definition : str
+        ``"standard"`` or ``"per_output"``.
+    epsilon, delta :
+        The parameters checked (floats, or exact values in exact mode).
+    required_delta :
+        The smallest δ for which ``P`` is (ε, δ)-LDP at this ε under this
+        definition (exact value in exact mode).
+    rows : tuple[int, int]
+        The worst ordered pair of inputs (i1, i2): i1's probabilities exceed
+        e^ε times i2's by ``required_delta``.
+    outputs : tuple[int, ...]
+        The worst output set S* = {j : P[i1, j] > e^ε P[i2, j]} (standard) or
+        the single worst column (per_output).
+    violations : int
+        Number of violating ordered row pairs (standard) or columns (per_output).
+    exact : bool
+        Whether the decision was made in exact arithmetic.
+    """
+
+    holds: bool
+    definition: str
+    epsilon: Any
+    delta: Any
+    required_delta: Any
+    rows: tuple[int, int]
+    outputs: tuple[int, ...]
+    violations: int
+    exact: bool
+
+    def evidence(self) -> dict:
+        """A small JSON-friendly summary (for claims and the CLI)."""
+        return {
+            "holds": self.holds,
+            "definition": self.definition,
+            "epsilon": str(self.epsilon) if self.exact else self.epsilon,
+            "delta": str(self.delta) if self.exact else self.delta,
+            "required_delta": str(self.required_delta) if self.exact else self.required_delta,
+            "worst_rows": list(self.rows),
+            "worst_outputs": list(self.outputs)[:20],
+            "violations": self.violations,
+            "exact": self.exact,
+        }
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_definition(definition: Any) -> str:
+    if definition not in DEFINITIONS:
+        raise ValueError(f"definition must be one of {DEFINITIONS}, got {definition!r}")
+    return definition
+
+
+def _to_fraction(x: Any, name: str) -> Fraction:
+    """An exact rational from int / Fraction / sympy Rational / str / decimal float literal."""
+    if isinstance(x, bool):
+        raise TypeError(f"{name} must be rational, got {x!r}")
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (numbers.Integral, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, sp.Basic):
+        if x.is_Rational:
+            return Fraction(int(x.p), int(x.q))
+        raise TypeError(f"{name} must be rational in exact mode, got {x!r}")
+    if isinstance(x, str):
+        try:
+            return Fraction(x)
+        except ValueError:
+            raise TypeError(f"{name} must be rational in exact mode, got {x!r}") from None
+    if isinstance(x, (float, np.floating)):
+        if not math.isfinite(float(x)):
+            raise ValueError(f"{name} must be finite, got {x!r}")
+        return Fraction(repr(float(x)))  # the decimal the user typed: 0.15 -> 3/20
+    raise TypeError(f"{name} must be rational in exact mode, got {x!r} of type {type(x).__name__}")
+
+
+def _exact_matrix(P: Any, name: str = "P") -> list[list[Fraction]]:
+    rows = P.tolist() if isinstance(P, np.ndarray) else P
+    if isinstance(rows, sp.MatrixBase):
+        rows = rows.tolist()
+    try:
+        M = [[_to_fraction(v, name) for v in row] for row in rows]
+    except TypeError as exc:
+        if "exact mode" in str(exc) or "rational" in str(exc):
+            raise
+        raise TypeError(f"{name} must be a 2-d array of rationals, got {type(P).__name__}") from None
+    if not M or not M[0]:
+        raise ValueError(f"{name} must be non-empty")
+    m = len(M[0])
+    for i, row in enumerate(M):
+        if len(row) != m:
+            raise ValueError(f"{name} must be a rectangular 2-d array: row {i} has length {len(row)}, not {m}")
+        for j, v in enumerate(row):
+            if v < 0:
+                raise ValueError(f"{name} must be non-negative, got {v} at index {(i, j)}")
+        if sum(row) != 1:
+            raise ValueError(f"{name} must be row-stochastic: row {i} sums to {sum(row)}")
+    return M
+
+
+def _exact_exp_epsilon(epsilon: Any) -> tuple[Any, Any]:
+    """(ε as given, e^ε) exactly; e^ε is a Fraction when rational, else a sympy number."""
+    if isinstance(epsilon, bool):
+        raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
+    if isinstance(epsilon, (float, np.floating)):
+        check_epsilon(float(epsilon))
+        eps = sp.Rational(repr(float(epsilon)))
+    else:
+        try:
+            eps = sp.sympify(epsilon)
+        except (sp.SympifyError, TypeError):
+            raise TypeError(f"epsilon must be a real number or sympy expression, got {epsilon!r}") from None
+    if not (eps.is_real and eps.is_finite and eps.is_positive):
+        raise ValueError(f"epsilon must be a finite real number > 0, got {epsilon!r}")
+    E = sp.exp(eps)
+    if E.is_Rational:
+        return eps, Fraction(int(E.p), int(E.q))
+    return eps, E
+
+
+def _gt(x: Any, y: Any) -> bool:
+    """x > y decided exactly (Fractions natively, sympy numbers by certified evaluation)."""
+    if isinstance(x, Fraction) and isinstance(y, Fraction):
+        return x > y
+    r = sp.sympify(x) - sp.sympify(y)
+    if r.is_zero:
+        return False
+    res = r.is_positive
+    if res is None:
+        raise ArithmeticError(f"cannot decide the sign of {r} exactly")
+    return bool(res)
+
+
+def _exact_simplify(x: Any) -> Any:
+    return x if isinstance(x, Fraction) else sp.expand(x)
+
+
+# ----------------------------------------------------------------------------- the checks
+
+
+def _per_output_float(P: np.ndarray, E: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column slack d_j = max_i P[i,j] − e^ε min_i P[i,j], with the arg-max/arg-min rows."""
+    hi, lo = P.argmax(axis=0), P.argmin(axis=0)
+    cols = np.arange(P.shape[1])
+    d = P[hi, cols] - E * P[lo, cols]  # proof: per-output-column
+    return d, hi, lo
+
+
+def _standard_float(P: np.ndarray, E: float, delta: float, atol: float):
+    """max over ordered row pairs of the hockey-stick divergence, blocked over rows."""
+    n, m = P.shape
+    block = max(1, _BLOCK_ENTRIES // max(1, n * m))
+    best, arg, violations = -math.inf, (0, 0), 0
+    for a0 in range(0, n, block):
+        A = P[a0 : a0 + block]
+        hs = np.maximum(0.0, A[:, None, :] - E * P[None, :, :]).sum(axis=2)  # proof: standard-pairs
+        violations += int((hs > delta + atol).sum())
+        k = int(np.argmax(hs))
+        if hs.flat[k] > best:
+            best, arg = float(hs.flat[k]), (a0 + k // n, k % n)
+    return best, arg, violations
+
+
+def check_ldp(
+    P: Any,
+    epsilon: Any,
+    delta: Any = 0.0,
+    definition: str = "standard",
+    *,
+    exact: bool = False,
+    atol: float = 1e-12,
+) -> LDPResult:
+    """Decide whether the mechanism ``P`` is (ε, δ)-LDP.
+
+    Parameters
+    ----------
+    P : array_like, shape (n, m)
+        Row-stochastic mechanism matrix, ``P[i, j] = Pr(j | i)``.
+    epsilon : float (or sympy expression in exact mode)
+        ε > 0.
+    delta : float in [0, 1)
+        δ.
+    definition : {"standard", "per_output"}
+        Sets of outputs (hockey-stick; the usual definition) or single
+        outputs (the definition printed in seed 003).
+    exact : bool
+        Decide in exact rational arithmetic (entries must be rational).
+    atol : float
+        Float mode only: holds iff ``required_delta <= delta + atol``.
+
+    Returns
+    -------
+    LDPResult
+        ``holds``, the tight δ at this ε and the worst rows/outputs.
+
+    Example
+    -------
+    >>> import math
+    >>> from dpverify.audit import check_ldp
+    >>> rr = [[0.75, 0.25], [0.25, 0.75]]               # randomized response, e^ε = 3
+    >>> check_ldp(rr, math.log(3)).holds, check_ldp(rr, 1.0).holds
+    (True, False)
+    >>> import sympy
+    >>> check_ldp([["3/4", "1/4"], ["1/4", "3/4"]], sympy.log(3), exact=True).required_delta
+    Fraction(0, 1)
+    """
+    definition = _check_definition(definition)
+    if exact:
+        return _check_ldp_exact(P, epsilon, delta, definition)
+    Pm = check_row_stochastic(P, "P")
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta)
+    tol = check_real(atol, "atol", nonneg=True)
+    E = math.exp(eps)
+    if definition == "per_output":
+        d, hi, lo = _per_output_float(Pm, E)
+        j = int(np.argmax(d))
+        req = max(0.0, float(d[j]))
+        return LDPResult(
+            holds=req <= dlt + tol, definition=definition, epsilon=eps, delta=dlt, required_delta=req,
+            rows=(int(hi[j]), int(lo[j])), outputs=(j,), violations=int((d > dlt + tol).sum()), exact=False,
+        )
+    req, (a, c), nviol = _standard_float(Pm, E, dlt, tol)
+    S = tuple(int(j) for j in np.flatnonzero(Pm[a] > E * Pm[c]))
+    return LDPResult(
+        holds=req <= dlt + tol, definition=definition, epsilon=eps, delta=dlt, required_delta=max(0.0, req),
+        rows=(a, c), outputs=S, violations=nviol, exact=False,
+    )
+
+
+def _check_ldp_exact(P: Any, epsilon: Any, delta: Any, definition: str) -> LDPResult:
+    M = _exact_matrix(P)
+    eps, E = _exact_exp_epsilon(epsilon)
+    dlt = _to_fraction(delta, "delta")
+    if dlt < 0 or dlt >= 1:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    n, m = len(M), len(M[0])
+    zero = Fraction(0)
+    if definition == "per_output":
+        best, arg, nviol = None, (0, 0, 0), 0
+        for j in range(m):
+            col = [M[i][j] for i in range(n)]
+            hi = max(range(n), key=col.__getitem__)
+            lo = min(range(n), key=col.__getitem__)
+            d = col[hi] - E * col[lo]
+            if _gt(d, dlt):
+                nviol += 1
+            if best is None or _gt(d, best):
+                best, arg = d, (hi, lo, j)
+        req = best if _gt(best, zero) else zero
+        return LDPResult(
+            holds=not _gt(req, dlt), definition=definition, epsilon=eps, delta=dlt,
+            required_delta=_exact_simplify(req), rows=(arg[0], arg[1]), outputs=(arg[2],),
+            violations=nviol, exact=True,
+        )
+    best, arg, nviol = zero, (0, 0), 0
+    for a in range(n):
+        for c in range(n):
+            S = [j for j in range(m) if _gt(M[a][j], E * M[c][j])]
+            hs = sum((M[a][j] for j in S), zero) - E * sum((M[c][j] for j in S), zero)
+            if _gt(hs, dlt):
+                nviol += 1
+            if _gt(hs, best):
+                best, arg = hs, (a, c)
+    a, c = arg
+    S = tuple(j for j in range(m) if _gt(M[a][j], E * M[c][j]))
+    return LDPResult(
+        holds=not _gt(best, dlt), definition=definition, epsilon=eps, delta=dlt,
+        required_delta=_exact_simplify(best), rows=arg, outputs=S, violations=nviol, exact=True,
+    )
+
+
+# ----------------------------------------------------------------------------- smallest epsilon
+
+
+def _smallest_E_pair(p, q, delta, zero):
+    """Smallest E ≥ 1 with Σ_j max(0, p_j − E q_j) ≤ δ (None if no finite E works).
+
+    The maximising output set at any E is a prefix of the outputs sorted by
+    p_j / q_j (descending), so the condition is: for every prefix T,
+    p(T) − E q(T) ≤ δ, i.e. E ≥ (p(T) − δ) / q(T).
+    """
+    c0 = sum((pj for pj, qj in zip(p, q) if qj == 0), zero)
+    if c0 > delta:
+        return None
+    ratios = sorted(((pj / qj, pj, qj) for pj, qj in zip(p, q) if qj > 0), key=lambda t: t[0], reverse=True)
+    E, A, B = zero + 1, c0, zero
+    for _, pj, qj in ratios:
+        A, B = A + pj, B + qj
+        E = max(E, (A - delta) / B)
+    return E
+
+
+def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact: bool = False):
+    """The smallest ε ≥ 0 for which ``P`` is (ε, δ)-LDP under ``definition``.
+
+    ``math.inf`` (``sympy.oo`` in exact mode) when no finite ε works, e.g. a
+    column with a zero and an entry larger than δ.  Exact mode returns
+    ``sympy.log(r)`` with r rational.
+
+    Example
+    -------
+    >>> import math
+    >>> from dpverify.audit import ldp_epsilon
+    >>> round(ldp_epsilon([[0.75, 0.25], [0.25, 0.75]]) - math.log(3), 12)
+    0.0
+    >>> ldp_epsilon([["3/4", "1/4"], ["1/4", "3/4"]], exact=True)
+    log(3)
+    """
+    definition = _check_definition(definition)
+    if exact:
+        M = _exact_matrix(P)
+        dlt = _to_fraction(delta, "delta")
+        if dlt < 0 or dlt >= 1:
+            raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+        zero = Fraction(0)
+    else:
+        M = check_row_stochastic(P, "P")
+        dlt = check_delta(delta)
+        zero = 0.0
+    n, m = len(M), len(M[0])
+    if definition == "per_output" or dlt == 0:
+        # per column: max_i P ≤ E min_i P + δ  <=>  E ≥ (max − δ) / min
+        if exact:
+            cols = [[M[i][j] for i in range(n)] for j in range(m)]
+            E = Fraction(1)
+            for col in cols:
+                hi, lo = max(col), min(col)
+                if hi > dlt:
+                    if lo == 0:
+                        return sp.oo
+                    E = max(E, (hi - dlt) / lo)
+            return sp.log(sp.Rational(E.numerator, E.denominator))
+        hi, lo = M.max(axis=0), M.min(axis=0)
+        need = hi > dlt
+        if (need & (lo == 0)).any():
+            return math.inf
+        E = np.max((hi[need] - dlt) / lo[need], initial=1.0)
+        return float(math.log(max(E, 1.0)))
+    E = zero + 1
+    for a in range(n):
+        for c in range(n):
+            if a == c:
+                continue
+            e_ac = _smallest_E_pair(list(M[a]), list(M[c]), dlt, zero)
+            if e_ac is None:
+                return sp.oo if exact else math.inf
+            E = max(E, e_ac)
+    if exact:
+        return sp.log(sp.Rational(E.numerator, E.denominator))
+    return float(math.log(E))
+
+
+def ldp_delta_curve(P: Any, epsilons: Any, definition: str = "standard") -> np.ndarray:
+    """δ(ε): the tight δ of ``P`` at each ε (vectorised over ε).
+
+    Standard: the maximum over ordered row pairs of
+    :func:`dpverify.audit.exact.privacy_curve`.  Per-output: the maximum over
+    columns of (max_i P[i,j] − e^ε min_i P[i,j])⁺.
+
+    Example
+    -------
+    >>> from dpverify.audit import ldp_delta_curve
+    >>> ldp_delta_curve([[0.75, 0.25], [0.25, 0.75]], [0.0]).round(12).tolist()
+    [0.5]
+    """
+    definition = _check_definition(definition)
+    M = check_row_stochastic(P, "P")
+    eps = check_finite_array(epsilons, "epsilons", ndim=1)
+    if (eps < 0).any():
+        raise ValueError(f"epsilons must be >= 0, got {eps[eps < 0][0]!r}")
+    if definition == "per_output":
+        hi, lo = M.max(axis=0), M.min(axis=0)
+        return np.maximum(0.0, (hi[None, :] - np.exp(eps)[:, None] * lo[None, :]).max(axis=1))
+    n = M.shape[0]
+    out = np.zeros(eps.shape)
+    for a in range(n):
+        for c in range(n):
+            if a != c:
+                out = np.maximum(out, privacy_curve(M[a], M[c], eps))
+    return out

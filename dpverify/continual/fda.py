@@ -1,0 +1,332 @@
+"""FDA: the optimal diagonal weighting of the Fenwick strategy, for any n (seeds 000 §5.4, 004 §4).
+
+Problem (5.10): minimise ``f(λ) = Σ_i ||B(:,i)||² / λ_i²`` subject to
+``M_nᵀ λ <= 1``, ``λ > 0``.  The constraints say: along every upward path of
+the Fenwick forest the weights sum to at most 1.  The forest of n nodes is a
+set of binomial trees, one per set bit 2^k of n (roots = descent path of n);
+a non-root node of level k (lowbit 2^k) heads a binomial tree whose children
+are binomial trees of levels 0..k-1 and has ``||B(:,i)||² = 2^k``; the root
+of level k has ``||B(:,r)||² = 1 + (n mod 2^k)``.  The objective is
+homogeneous of degree -2 in λ, so a subtree given the budget β contributes
+its budget-1 optimum divided by β²; minimising ``w/ℓ² + S/(1-ℓ)²`` over the
+node's own share ℓ gives (``proofs/continual/fda_any_n.md``)
+
+    ℓ = w^(1/3) / (w^(1/3) + S^(1/3)),  optimum (w^(1/3) + S^(1/3))³,
+
+with ``S = err_k = Σ_{t<k} E_t`` the optimum of the children forest and
+``E_k = (2^(k/3) + err_k^(1/3))³``.  For n = 2^m - 1 this is the paper's
+recursion (Thm 5.4): ``err_m = err_{m-1} + (err_{m-1}^(1/3) + 2^((m-1)/3))³``.
+λ_i is its share ℓ times the budget left by its ancestors,
+``Π (1 - ℓ_a)``: computed for all nodes in O(n) strided passes (top level
+down), or for chosen nodes in O(log n) each (the paper's Alg. 4, coef(k, m)).
+
+Example
+-------
+>>> from dpverify.continual.fda import fda_weights
+>>> fda_weights(3).round(4).tolist()
+[0.4425, 0.5575, 1.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.continual.fenwick import (
+    FenwickStream,
+    column_sq_norms,
+    weighted_expected_mse,
+    weighted_release,
+    weighted_strategy,
+)
+from dpverify.continual.methods import ContinualMethod, register_method
+
+__all__ = [
+    "fda_errors",
+    "fda_level_shares",
+    "fda_weights",
+    "fda_weights_at",
+    "fda_optimum",
+    "fda_expected_mse",
+    "fda_release",
+    "fda_strategy",
+    "coef",
+    "solve_diagonal_cvxpy",
+    "kkt_certificate",
+]
+
+# Rounding guard: the computed λ are scaled by (1 - _GUARD) so that every
+# column sum of ΣM is <= 1 despite float rounding (< 30 terms, each within a
+# few ulp); the MSE changes by a relative 2e-12.
+_GUARD = 1e-12
+
+
+def fda_errors(levels: int) -> np.ndarray:
+    """``err_0..err_levels``: the optimum of (5.10) for n = 2^m - 1, m = 0..levels (err_0 = 0).
+
+    Example
+    -------
+    >>> fda_errors(2).round(6).tolist()
+    [0.0, 1.0, 12.541966]
+    """
+    if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 0:
+        raise ValueError(f"levels must be an integer >= 0, got {levels!r}")
+    err = np.zeros(int(levels) + 1)
+    for k in range(int(levels)):
+        err[k + 1] = err[k] + (np.cbrt(2.0**k) + np.cbrt(err[k])) ** 3  # proof: err-recursion
+    return err
+
+
+def fda_level_shares(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The node's own share ℓ of its budget: ``(inner[k], root[k])`` for level k = 0..floor(log2 n).
+
+    ``inner[k]`` for non-root nodes (weight 2^k), ``root[k]`` for the root of
+    level k (weight 1 + n mod 2^k; NaN where n has no bit k).
+    """
+    n = check_positive_int(n, "n")
+    top = n.bit_length()
+    err = fda_errors(top)[:top]
+    k = np.arange(top)
+    s = np.cbrt(err)
+    w_inner = np.cbrt(2.0**k)
+    inner = w_inner / (w_inner + s)  # proof: share
+    c = 1.0 + (n % (2**k))
+    w_root = np.cbrt(c)
+    root = np.where((n >> k) & 1 == 1, w_root / (w_root + s), np.nan)
+    return inner, root
+
+
+def fda_optimum(n: int) -> float:
+    """Minimum of f in (5.10) for n: ``Σ_roots (c_r^(1/3) + err_k^(1/3))³``; the total MSE is 2/ε² times it.
+
+    Example
+    -------
+    >>> round(fda_optimum(3), 6)   # 1 + (1 + 2^(1/3))^3: node 3 alone, nodes 1-2 as one tree
+    12.541966
+    """
+    n = check_positive_int(n, "n")
+    top = n.bit_length()
+    err = fda_errors(top)[:top]
+    k = np.arange(top)
+    bits = (n >> k) & 1 == 1
+    c = 1.0 + (n % (2**k))
+    return float(np.sum((np.cbrt(c[bits]) + np.cbrt(err[bits])) ** 3))  # proof: optimum
+
+
+def fda_weights(n: int) -> np.ndarray:
+    """The optimal λ_1..λ_n of (5.10) for any n >= 1, in O(n) (all λ for n = 2^25 - 1 well under a second).
+
+    Parameters
+    ----------
+    n : number of releases (nodes), n >= 1
+
+    Returns
+    -------
+    numpy float array of length n; every upward-path sum (column of ΣM) is <= 1.
+
+    Example
+    -------
+    >>> from dpverify.continual.fenwick import strategy_column_sums
+    >>> lam = fda_weights(7)
+    >>> bool(strategy_column_sums(lam).max() <= 1), lam[6]   # node 7 is a root alone
+    (True, np.float64(0.999999999999))
+
+    Reference: seed 000 Thm 5.4 / eq. (5.11) (n = 2^m - 1); any n: proofs/continual/fda_any_n.md.
+    """
+    n = check_positive_int(n, "n")
+    inner, root = fda_level_shares(n)
+    top = n.bit_length()
+    keep = 1.0 - _GUARD
+    # q[i] = budget node i passes to its children = G_i (1 - ℓ_i), G_i = budget it receives
+    # (1 at a root, else q[parent]); parent of i = i + lowbit(i); levels filled from the top down.
+    q = np.empty(n + 1)
+    for k in range(top - 1, 0, -1):
+        step = 1 << k
+        nodes = q[step :: 2 * step]  # level k: i = step, 3 step, 5 step, ...
+        parents = q[2 * step :: 2 * step]  # their parents i + step = 2 step, 4 step, ...
+        m = min(parents.size, nodes.size)
+        np.multiply(parents[:m], 1.0 - inner[k], out=nodes[:m])  # proof: budget
+        if m < nodes.size:  # the last node of the level is a root: budget 1, its own share
+            nodes[-1] = 1.0 - root[k]
+    # level 0 (odd i) are leaves (share 1): λ_i = the budget they receive (q's odd slots are free)
+    lam_odd = q[1::2]
+    odd_parents = q[2::2]
+    m = min(odd_parents.size, lam_odd.size)
+    np.multiply(odd_parents[:m], keep, out=lam_odd[:m])
+    if m < lam_odd.size:
+        lam_odd[-1] = keep  # n odd: node n is a root of level 0
+    # levels k >= 1, in place: λ_i = G_i ℓ_i = q_i ℓ_i / (1 - ℓ_i)
+    for k in range(1, top):
+        step = 1 << k
+        qk = q[step :: 2 * step]
+        is_root = step * (2 * qk.size) > n  # the last node of this level is a root
+        last = qk[-1] * (root[k] / (1.0 - root[k])) * keep if is_root else None
+        qk *= inner[k] / (1.0 - inner[k]) * keep
+        if is_root:
+            qk[-1] = last
+    return q[1:]
+
+
+def fda_weights_at(nodes, n: int) -> np.ndarray:
+    """λ_i for chosen nodes i (1-based) in O(log n) each: walk up to the root (the paper's Alg. 4).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> bool(np.allclose(fda_weights_at([1, 5, 7], 7), fda_weights(7)[[0, 4, 6]]))
+    True
+    """
+    n = check_positive_int(n, "n")
+    i = np.array(nodes, dtype=np.int64, copy=True).ravel()
+    if i.size and (i.min() < 1 or i.max() > n):
+        raise ValueError(f"nodes must be in [1, {n}], got values in [{i.min()}, {i.max()}]")
+    inner, root = fda_level_shares(n)
+    inner_r = np.where(np.isnan(root), inner, root)
+
+    def share(j):
+        lb = j & -j
+        k = np.log2(lb).astype(np.int64)
+        is_root = j + lb > n
+        return np.where(is_root, inner_r[k], inner[k])
+
+    out = share(i)
+    cur = i
+    live = np.ones(i.size, dtype=bool)
+    while True:
+        cur = cur + (cur & -cur)
+        live &= cur <= n
+        if not live.any():
+            break
+        idx = np.flatnonzero(live)
+        out[idx] *= 1.0 - share(cur[idx])
+    return out * (1.0 - _GUARD)
+
+
+def fda_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
+    """Exact MSE of each FDA release: ``(2/ε²) Σ_{i on the descent path of p} 1/λ_i²``.
+
+    Example
+    -------
+    >>> round(float(fda_expected_mse(3, 1.0).sum()), 4)   # 2 · fda_optimum(3)
+    25.0839
+    """
+    return weighted_expected_mse(fda_weights(n), epsilon, noise=noise)
+
+
+def fda_strategy(n: int):
+    """``(R, A) = (B Σ⁻¹, Σ M)`` with the FDA weights."""
+    return weighted_strategy(fda_weights(n))
+
+
+def fda_release(counts, epsilon: float, rng, noise: str = "laplace") -> np.ndarray:
+    """Batch FDA release of all running totals (counts validated by :func:`dpverify.continual.release`)."""
+    a = np.asarray(counts)
+    return weighted_release(a, epsilon, fda_weights(a.size), rng, noise)
+
+
+def _fda_stream(n, epsilon, rng, noise):
+    return FenwickStream(n, epsilon, lambda idx: fda_weights_at(idx, n), rng=rng, noise=noise)
+
+
+register_method(
+    ContinualMethod(
+        name="fda",
+        description="Fenwick strategy with the optimal diagonal weights (FDA), any n",
+        expected_mse=fda_expected_mse,
+        strategy=fda_strategy,
+        release=fda_release,
+        stream=_fda_stream,
+        online=True,
+        reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5",
+    )
+)
+
+
+def coef(k: int, m: int) -> float:
+    """λ_k for n = 2^m - 1 by the paper's Alg. 4, literally (seed 004 §4.3): O(m) scalar walk.
+
+    ``div`` starts at 2^(m-1); a node left of the split is in the scaled copy
+    (multiply by α_t), right of it in the unscaled copy (shift by div); at the
+    split point the node takes its share 1 - α_t.  α_t = 1 - λ_{2^(t-1)} is the
+    optimal split of the size-(2^t - 1) problem (``proofs/continual/fda_derivation.md``).
+
+    Example
+    -------
+    >>> round(coef(2, 2), 6) == round(float(fda_weights(3)[1]) / (1 - 1e-12), 6)
+    True
+    """
+    m = check_positive_int(m, "m")
+    k = check_positive_int(k, "k")
+    if k > 2**m - 1:
+        raise ValueError(f"k must be <= 2^m - 1 = {2**m - 1}, got {k}")
+    err = fda_errors(m)
+    alpha = np.cbrt(err) / (np.cbrt(err) + np.cbrt(2.0 ** np.arange(m + 1)))  # α_{t} = alpha[t - 1]
+    lam, kt, t, div = 1.0, k, m, 2 ** (m - 1)
+    while div != kt:
+        if kt < div:
+            lam *= alpha[t - 1]  # left half: the α-scaled copy
+        else:
+            kt -= div  # right half: the unscaled copy
+        t -= 1
+        div //= 2
+    return float(lam * (1.0 - alpha[t - 1]))
+
+
+def solve_diagonal_cvxpy(n: int, *, tol: float = 1e-12) -> tuple[np.ndarray, float]:
+    """Solve (5.10) with cvxpy/Clarabel (a general convex solver, independent of the recursion).
+
+    Returns ``(λ, f*)``.  Only the constraints of the leaf columns (odd p) are
+    passed: the upward path of an inner node p is a suffix of the path of its
+    child p - 1, so with λ > 0 its constraint is implied (same feasible set).
+    The objective is divided by n for conditioning.  Clarabel reaches the
+    optimum to ~1e-11 relative and λ to ~1e-6 (the objective is flat near the
+    optimum); its status may be ``optimal_inaccurate`` at these tolerances.
+    """
+    import warnings
+
+    import cvxpy as cp
+
+    from dpverify.continual.fenwick import fenwick_strategy
+
+    n = check_positive_int(n, "n")
+    w = column_sq_norms(n)
+    leaf_cols = fenwick_strategy(n)[:, 0::2]
+    lam = cp.Variable(n, pos=True)
+    obj = cp.Minimize(cp.sum(cp.multiply(w / n, cp.power(lam, -2))))
+    prob = cp.Problem(obj, [leaf_cols.T @ lam <= 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        prob.solve(solver=cp.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=500)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"cvxpy status {prob.status} for n={n}")
+    return np.asarray(lam.value, dtype=float), float(prob.value) * n
+
+
+def kkt_certificate(n: int, weights=None) -> dict:
+    """KKT check of λ for (5.10): multipliers μ = M⁻¹ (2 w / λ³) must be >= 0, complementary.
+
+    Stationarity of ``Σ w_i/λ_i² + μᵀ(Mᵀλ - 1)`` is ``M μ = 2 w / λ³``; M is
+    invertible, and row i of M covers node i's own interval, whose other
+    counts are exactly its children's intervals, so ``μ_i = g_i - Σ_{children c} g_c``
+    (O(n)).  For this convex problem KKT (μ >= 0, feasibility, μ_p (1 - u_p) = 0)
+    proves global optimality.  Returns the worst violations (relative).
+    """
+    from dpverify.continual.fenwick import strategy_column_sums
+
+    n = check_positive_int(n, "n")
+    lam = fda_weights(n) if weights is None else np.asarray(weights, dtype=float)
+    w = column_sq_norms(n)
+    g = 2.0 * w / lam**3
+    i = np.arange(1, n + 1)
+    parent = i + (i & -i)
+    has_parent = parent <= n
+    child_sum = np.bincount(parent[has_parent] - 1, weights=g[has_parent], minlength=n)
+    mu = g - child_sum  # proof: kkt-mu
+    u = strategy_column_sums(lam)
+    scale = g.max()
+    return {
+        "min_mu_rel": float(mu.min() / scale),
+        "max_colsum": float(u.max()),
+        "max_slack_times_mu_rel": float(np.max(np.abs(mu * (1.0 - u))) / scale),
+        "n_tight": int(np.sum(u > 1 - 1e-9)),
+    }

@@ -1,0 +1,101 @@
+"""The naive method (seed 004 §5.1): fresh noise of scale 1/ε on each count, then accumulate.
+
+Release t is ``s_t + Σ_{j<=t} noise_j``: exact MSE ``2t/ε²`` (Laplace) or
+``t · 2r/(1-r)²`` with ``r = e^{-ε}`` (two-sided geometric).  As a
+factorization: A = I (sensitivity 1), R = W.
+
+Example
+-------
+>>> from dpverify.continual import expected_mse
+>>> expected_mse(3, 1.0, "naive").tolist()
+[2.0, 4.0, 6.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.continual.fenwick import _CHUNK, _Base, _check_count
+from dpverify.continual.methods import ContinualMethod, register_method
+from dpverify.primitives.sampling import discrete_laplace
+
+__all__ = ["naive_expected_mse", "naive_release", "naive_strategy", "NaiveStream"]
+
+
+def naive_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
+    """Exact MSE of each naive release: t times the variance of one noise draw."""
+    n = check_positive_int(n, "n")
+    eps = check_epsilon(epsilon)
+    if noise == "laplace":
+        var = 2.0 / eps**2
+    elif noise == "discrete":
+        var = 2.0 * np.exp(-eps) / np.expm1(-eps) ** 2
+    else:
+        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    return var * np.arange(1, n + 1, dtype=float)
+
+
+def naive_strategy(n: int):
+    """``(R, A) = (W, I)``; W has n(n+1)/2 entries, so only for moderate n."""
+    n = check_positive_int(n, "n")
+    length = np.arange(1, n + 1, dtype=np.int64)  # row t has ones in columns 1..t
+    indptr = np.concatenate([[0], np.cumsum(length)])
+    indices = np.arange(indptr[-1], dtype=np.int64) - np.repeat(indptr[:-1], length)
+    W = sp.csr_matrix((np.ones(indptr[-1]), indices, indptr), shape=(n, n))
+    return W, sp.identity(n, format="csr")
+
+
+def naive_release(counts, epsilon: float, rng, noise: str = "laplace") -> np.ndarray:
+    """``cumsum(a + noise)``: N draws and one cumulative sum."""
+    a = np.asarray(counts)
+    if noise == "discrete":
+        return np.cumsum(a + discrete_laplace(1.0 / epsilon, a.size, rng))
+    return np.cumsum(a + rng.laplace(0.0, 1.0 / epsilon, size=a.size))
+
+
+class NaiveStream(_Base):
+    """The naive method online: ``s_t = s_{t-1} + a_t + noise`` with noise of scale 1/ε."""
+
+    def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace"):
+        super().__init__(n, epsilon, rng, noise)
+        self._s = 0
+
+    def _refill(self):
+        m = min(_CHUNK, self.n - self.t)
+        if self.noise == "laplace":
+            self._buf = self._rng.laplace(0.0, 1.0 / self.epsilon, size=m).tolist()
+        else:
+            self._buf = discrete_laplace(1.0 / self.epsilon, m, self._rng).tolist()
+        self._pos = 0
+
+    def push(self, a_t):
+        """Add a_t; return the noisy s_t."""
+        a = _check_count(a_t)
+        if self.t >= self.n:
+            self._refuse()
+        if self._buf is None or self._pos >= len(self._buf):
+            self._refill()
+        self._s = self._s + (a + self._buf[self._pos])
+        self._pos += 1
+        self.t += 1
+        return self._s
+
+
+def _naive_stream(n, epsilon, rng, noise):
+    return NaiveStream(n, epsilon, rng=rng, noise=noise)
+
+
+register_method(
+    ContinualMethod(
+        name="naive",
+        description="fresh Lap(1/ε) on each count, accumulated (MSE 2t/ε²)",
+        expected_mse=naive_expected_mse,
+        strategy=naive_strategy,
+        release=naive_release,
+        stream=_naive_stream,
+        online=True,
+        reference="seed 004 §5.1",
+    )
+)

@@ -1,0 +1,114 @@
+"""The FDA derivation of seed 004 §4.3-4.4 redone in sympy (the formulas lost in extraction).
+
+Every function returns sympy objects derived here, not typed in:
+
+- :func:`h_alpha` -- h(α) = e/α² + w/(1-α)² + e (Thm 5.4 proof, e = err_{m-1}, w = 2^{m-1});
+- :func:`stationary_alpha` -- the unique root of h'(α) = 0 in (0, 1);
+- :func:`err_recursion` -- err_m = h(α*) simplified in err_{m-1} ("eq. 20");
+- :func:`popcount_sum_closed_form` -- Σ_{p=1}^{2^m-1} popcount(p);
+- :func:`err_org_recursion` -- the unoptimised error ("eq. 21") and its closed form;
+- :func:`ratio_sequence` -- err_org/err_FDA (Fig. 1) evaluated exactly from the two recursions.
+
+Derivation document: ``proofs/continual/fda_derivation.md``.
+
+Example
+-------
+>>> import sympy as sp
+>>> from dpverify.continual.symbolic import err_recursion
+>>> e, m = sp.symbols("e m", positive=True)
+>>> sp.simplify(err_recursion(e, m) - (e + (sp.cbrt(e) + 2 ** ((m - 1) / sp.Integer(3))) ** 3))
+0
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = [
+    "h_alpha",
+    "stationary_alpha",
+    "err_recursion",
+    "popcount_sum_closed_form",
+    "err_org_recursion",
+    "err_org_closed_form",
+    "ratio_sequence",
+]
+
+alpha = sp.Symbol("alpha", positive=True)
+
+
+def h_alpha(e, w):
+    """h(α) = e/α² + w/(1-α)² + e: the left copy scaled by α, the middle node 1 - α, the right copy."""
+    return e / alpha**2 + w / (1 - alpha) ** 2 + e
+
+
+def stationary_alpha(e, w):
+    """Solve h'(α) = 0 on (0, 1) in sympy: h' = 0 ⇔ e(1-α)³ = w α³; with e = u³, w = v³ the real root is u/(u+v).
+
+    The cubic ``e(1-α)³ - wα³`` is solved by sympy; of its three roots exactly
+    one is real (the other two have a non-zero imaginary part for u, v > 0),
+    and it lies in (0, 1).
+    """
+    u, v = sp.symbols("u v", positive=True)
+    dh = sp.diff(h_alpha(u**3, v**3), alpha)
+    numer = sp.factor(sp.numer(sp.together(dh)))
+    a = sp.Symbol("a")
+    cubic = sp.expand(numer.subs(alpha, a))
+    roots = sp.solve(cubic, a)
+    real = [r for r in roots if sp.simplify(sp.im(r.subs({u: 2, v: 3}))) == 0]
+    if len(real) != 1:
+        raise AssertionError(f"expected one real stationary point, got {roots}")
+    root = sp.simplify(real[0])
+    return root.subs({u: sp.cbrt(e), v: sp.cbrt(w)})
+
+
+def err_recursion(e, m):
+    """err_m = min_α h(α) at w = 2^(m-1), simplified: e + (e^(1/3) + 2^((m-1)/3))³."""
+    w = 2 ** ((m - 1) / sp.Integer(3))
+    u, v = sp.symbols("u v", positive=True)
+    a_star = stationary_alpha(u**3, v**3)
+    val = sp.factor(sp.simplify(h_alpha(u**3, v**3).subs(alpha, a_star)))
+    return val.subs({u: sp.cbrt(e), v: w})
+
+
+def popcount_sum_closed_form(m):
+    """Σ_{p=1}^{2^m-1} popcount(p) = Σ_{j<m} #{p < 2^m: bit j set} = Σ_{j<m} 2^(m-1), summed by sympy."""
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    # bit j of p in [0, 2^m): half of the 2^m numbers have it set
+    return sp.simplify(sp.summation(2**m / 2, (j, 0, m - 1)))
+
+
+def err_org_recursion():
+    """The unoptimised error of n = 2^m - 1 (plain Fenwick, Δ = m): err_org(m) = m² T(m) with
+    T(m) = trace(BᵀB) = 2 T(m-1) + 2^(m-1), T(0) = 0 (the two copies of B and the middle column).
+
+    Returns ``(T, closed_T, err_org)`` as sympy expressions in m, T solved by ``rsolve``.
+    """
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    T = sp.Function("T")
+    closed = sp.rsolve(T(m) - 2 * T(m - 1) - 2 ** (m - 1), T(m), {T(0): 0})
+    return T, sp.simplify(closed), sp.simplify(m**2 * closed)
+
+
+def err_org_closed_form(m):
+    """err_org(m) = m³ 2^(m-1) (from :func:`err_org_recursion`), at the given m."""
+    ms = sp.Symbol("m", integer=True, nonnegative=True)
+    return err_org_recursion()[2].subs(ms, m)
+
+
+def ratio_sequence(m_max: int, prec: int = 50) -> list:
+    """err_org(m)/err_FDA(m) for m = 1..m_max: err_org from the closed form, err_FDA from the
+    recursion of :func:`err_recursion`, both in ``prec``-digit floats."""
+    ms = sp.Symbol("m", integer=True, nonnegative=True)
+    org = sp.lambdify(ms, err_org_recursion()[2], "mpmath")
+    e_sym, m_sym = sp.symbols("e m", positive=True)
+    step = sp.lambdify((e_sym, m_sym), err_recursion(e_sym, m_sym), "mpmath")
+    import mpmath
+
+    out = []
+    with mpmath.workdps(prec):
+        e = mpmath.mpf(0)
+        for m in range(1, m_max + 1):
+            e = step(e, m)
+            out.append(sp.Float(org(m) / e, prec))
+    return out

@@ -1,0 +1,38 @@
+"""The audit report: every claim, its evidence and its figures, in one page an auditor can hand on.
+
+``dpverify report --out DIR`` runs the claims and writes ``DIR/report.html``
+(self-contained: figures embedded as PNG, formulas as MathML, proof documents
+embedded, no JavaScript, nothing fetched from the network) and
+``DIR/report.json`` (the same content for machines, with the provenance
+needed to rerun it).  ``dpverify report --compare OLD.json`` shows what
+changed between two runs.  Every room's claims appear without changes here:
+the report iterates :func:`dpverify.claims.all_claims`.
+
+Example
+-------
+>>> from dpverify.report import make_report, compare_reports, load_report
+>>> rep = make_report("out", only="audit.")            # doctest: +SKIP
+>>> compare_reports(load_report("old/report.json"), rep.document).changes   # doctest: +SKIP
+"""
+
+from dpverify.report.build import SCHEMA, ReportFiles, build_document, load_report, make_report
+from dpverify.report.compare import Change, Comparison, compare_reports
+from dpverify.report.render import render_html
+from dpverify.report.papers import PAPERS, Paper, paper_for_seed
+from dpverify.report.provenance import collect_provenance
+
+__all__ = [
+    "SCHEMA",
+    "ReportFiles",
+    "build_document",
+    "make_report",
+    "load_report",
+    "render_html",
+    "Change",
+    "Comparison",
+    "compare_reports",
+    "PAPERS",
+    "Paper",
+    "paper_for_seed",
+    "collect_provenance",
+]

@@ -1,0 +1,203 @@
+"""Run the claims and write the report: ``report.html`` and ``report.json``.
+
+Example
+-------
+>>> import tempfile
+>>> from dpverify.claims import claim, unregister, Outcome, Verdict, Source
+>>> @claim("zzdoc.sum", source=Source("seed-x", "§1"), statement="1 + 1 = 2", method="exact computation")
+... def _c(thorough=False):
+...     return Outcome(Verdict.HOLDS if 1 + 1 == 2 else Verdict.REFUTED, {"sum": 1 + 1})
+>>> rep = make_report(tempfile.mkdtemp(), only="zzdoc.")
+>>> rep.document["summary"]["counts"]["holds"], rep.html.name, rep.json.name
+(1, 'report.html', 'report.json')
+>>> unregister("zzdoc.sum")
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from dpverify._validation import check_positive_int, check_real
+from dpverify.claims import Claim, Result, all_claims, result_to_json, run_claims
+from dpverify.report.figures import FigureImage, render_claim_figure
+from dpverify.report.render import VERDICTS, render_html
+from dpverify.report.papers import paper_for_seed
+from dpverify.report.provenance import collect_provenance, find_seeds
+
+__all__ = ["SCHEMA", "ReportFiles", "build_document", "make_report", "load_report"]
+
+#: Identifies the JSON format (bumped when fields change incompatibly).
+SCHEMA = "dpverify-report/1"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What :func:`make_report` wrote: the two paths, the JSON document and the results."""
+
+    html: Path
+    json: Path
+    document: Mapping[str, Any]
+    results: tuple[Result, ...]
+
+    @property
+    def all_as_expected(self) -> bool:
+        return all(r.as_expected for r in self.results)
+
+
+def build_document(
+    results: Iterable[Result],
+    *,
+    provenance: Mapping[str, Any],
+    total_seconds: float,
+    figure_errors: Mapping[str, str] | None = None,
+    figures_drawn: Iterable[str] = (),
+    settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The machine-readable report (the content of ``report.json``).
+
+    Each claim entry is :func:`dpverify.claims.result_to_json` plus ``paper``
+    (normalised seed key), ``room``, ``seeds`` (evidence entries naming a
+    seed), ``figure`` (whether one was drawn) and ``figure_error``.
+    """
+    results = list(results)
+    if not all(isinstance(r, Result) for r in results):
+        raise TypeError("results must be dpverify.claims.Result objects")
+    total_seconds = check_real(total_seconds, "total_seconds", nonneg=True)
+    figure_errors = dict(figure_errors or {})
+    drawn = set(figures_drawn)
+    entries = []
+    for r in results:
+        e = result_to_json(r)
+        e["paper"] = paper_for_seed(r.claim.source.seed).key
+        e["room"] = r.claim.room
+        e["seeds"] = find_seeds(e["evidence"])
+        e["figure"] = r.claim.id in drawn
+        e["figure_error"] = figure_errors.get(r.claim.id)
+        entries.append(e)
+    counts = {v: sum(1 for e in entries if e["verdict"] == v) for v in VERDICTS}
+    differ = [e["id"] for e in entries if not e["as_expected"]]
+    papers = {}
+    for r in results:
+        p = paper_for_seed(r.claim.source.seed)
+        papers[p.key] = {"title": p.title, "seed_file": p.seed_file, "room": p.room, "known": p.known}
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "provenance": dict(provenance),
+        "summary": {"total": len(entries), "counts": counts, "differ_from_expected": differ},
+        "total_seconds": round(total_seconds, 4),
+        "papers": papers,
+        "claims": entries,
+    }
+    doc.update(dict(settings or {}))
+    return doc
+
+
+def make_report(
+    out_dir: str | Path,
+    *,
+    only: str | None = None,
+    claims: Iterable[Claim] | None = None,
+    jobs: int = 1,
+    timeout: float | None = None,
+    thorough: bool = False,
+    progress: Callable[[Result], None] | None = None,
+    command: str | None = None,
+    proofs_root: str | Path | None = None,
+) -> ReportFiles:
+    """Run the claims and write ``out_dir/report.html`` and ``out_dir/report.json``.
+
+    Parameters
+    ----------
+    out_dir : path
+        Created if missing; existing ``report.*`` files are replaced.
+    only : str, optional
+        Only claims whose id starts with this prefix (ignored if ``claims`` given).
+    claims : iterable of Claim, optional
+        The claims to run (default: every registered claim, see ``only``).
+    jobs : int
+        Worker processes (1: in this process).
+    timeout : float, optional
+        Per-claim time limit in seconds; when given, every claim runs in a
+        worker process (also with ``jobs=1``) so the limit is enforced.  A claim
+        past its limit becomes ``inconclusive``.  Without it, each claim's own
+        ``timeout`` applies when ``jobs > 1``.
+    thorough : bool
+        Run the long sweeps.
+    progress : callable, optional
+        Called with each :class:`Result` as it completes.
+    command : str, optional
+        The command line recorded in the provenance.
+    proofs_root : path, optional
+        Where the proof documents are (default: this source tree's ``proofs/``).
+    """
+    if not isinstance(out_dir, (str, Path)):
+        raise TypeError(f"out_dir must be a path, got {out_dir!r} of type {type(out_dir).__name__}")
+    jobs = check_positive_int(jobs, "jobs")
+    if timeout is not None:
+        timeout = check_real(timeout, "timeout", positive=True)
+    if not isinstance(thorough, bool):
+        raise TypeError(f"thorough must be a bool, got {thorough!r}")
+    if only is not None and not isinstance(only, str):
+        raise TypeError(f"only must be a string, got {only!r} of type {type(only).__name__}")
+    selected = all_claims(only) if claims is None else list(claims)
+    if not all(isinstance(c, Claim) for c in selected):
+        raise TypeError("claims must be dpverify.claims.Claim objects")
+    if not selected:
+        raise ValueError(f"no claim matches only={only!r}" if only else "no claims to report")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out_dir must be a directory, got the file {str(out)!r}")
+
+    started = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    results = run_claims(selected, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress,
+                         isolate=timeout is not None)
+    total = time.perf_counter() - t0
+
+    figures: dict[str, FigureImage] = {}
+    figure_errors: dict[str, str] = {}
+    for r in results:
+        img, err = render_claim_figure(r)
+        if img is not None:
+            figures[r.claim.id] = img
+        elif err is not None:
+            figure_errors[r.claim.id] = err
+
+    doc = build_document(
+        results,
+        provenance=collect_provenance(command=command, started=started),
+        total_seconds=total,
+        figure_errors=figure_errors,
+        figures_drawn=figures,
+        settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough},
+    )
+    page = render_html(doc, evidence={r.claim.id: r.outcome.evidence for r in results}, figures=figures,
+                       proofs_root=proofs_root)
+    out.mkdir(parents=True, exist_ok=True)
+    html_path, json_path = out / "report.html", out / "report.json"
+    html_path.write_text(page, encoding="utf-8")
+    json_path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return ReportFiles(html_path, json_path, doc, tuple(results))
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """Read a ``report.json`` (or a folder holding one) and check it is a dpverify report."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a path, got {path!r} of type {type(path).__name__}")
+    p = Path(path)
+    if p.is_dir():
+        p = p / "report.json"
+    if not p.is_file():
+        raise FileNotFoundError(f"no report at {str(p)!r}")
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{str(p)!r} is not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("claims"), list):
+        raise ValueError(f"{str(p)!r} is not a dpverify report (schema {SCHEMA!r} expected)")
+    return doc

@@ -1,0 +1,158 @@
+"""``dpverify report``: write the audit report, or compare two runs.
+
+    dpverify report [--only PREFIX] --out DIR [--jobs N] [--timeout S] [--thorough]
+    dpverify report --compare OLD.json [NEW.json] [--out DIR] [--json]
+
+Exit status: 0 when every verdict is the expected one (with ``--compare``:
+when no verdict changed and no claim disappeared), 1 otherwise, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan"}
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="run the claims and write a self-contained HTML + JSON audit report; or compare two runs",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
+    p.add_argument("--out", metavar="DIR", help="write DIR/report.html and DIR/report.json")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="per-claim time limit in seconds (each claim then runs in a worker process)")
+    p.add_argument("--thorough", action="store_true", help="run the long sweeps too")
+    p.add_argument("--compare", nargs="+", metavar="JSON",
+                   help="OLD.json [NEW.json]: what changed; without NEW the claims are run now "
+                        "(--only defaults to the old run's)")
+    p.add_argument("--rtol", type=float, default=1e-9, help="relative tolerance for moved evidence numbers")
+    p.add_argument("--json", action="store_true", help="print JSON to stdout instead of tables")
+    p.set_defaults(func=cmd_report)
+
+
+def _command_line() -> str:
+    return " ".join(["dpverify", *(shlex.quote(a) for a in sys.argv[1:])]) if sys.argv[1:] else "dpverify report"
+
+
+def _run(args: argparse.Namespace, only: str | None, out: str | None):
+    import tempfile
+
+    from dpverify.report import make_report
+
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]report"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
+        from dpverify.claims import all_claims
+
+        claims = all_claims(only)
+        if not claims:
+            raise ValueError(f"no claim matches --only {only!r}" if only else "no claims registered")
+        task = bar.add_task("", total=len(claims))
+
+        def tick(r):
+            bar.update(task, advance=1, description=f"{r.claim.id}: {r.verdict.value}")
+
+        if out is None:
+            with tempfile.TemporaryDirectory() as tmp:
+                return make_report(tmp, claims=claims, only=only, jobs=args.jobs, timeout=args.timeout,
+                                   thorough=args.thorough, progress=tick, command=_command_line())
+        return make_report(out, claims=claims, only=only, jobs=args.jobs, timeout=args.timeout,
+                           thorough=args.thorough, progress=tick, command=_command_line())
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    if args.compare:
+        return _cmd_compare(args)
+    if not args.out:
+        raise ValueError("--out DIR is required (or --compare OLD.json)")
+    rep = _run(args, args.only, args.out)
+    doc = rep.document
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        con = Console()
+        counts = doc["summary"]["counts"]
+        table = Table(title=f"dpverify report: {doc['summary']['total']} claims in {doc['total_seconds']:.1f} s")
+        for v in counts:
+            table.add_column(v, justify="right", style=_STYLE[v])
+        table.add_column("differ from expected", justify="right")
+        table.add_row(*(str(n) for n in counts.values()), str(len(doc["summary"]["differ_from_expected"])))
+        con.print(table)
+        for e in doc["claims"]:
+            if not e["as_expected"]:
+                con.print(f"[red]differs[/]: {e['id']} expected {e['expected']}, got {e['verdict']}")
+        con.print(f"wrote {rep.html} and {rep.json}")
+    return 0 if rep.all_as_expected else 1
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from dpverify.report import compare_reports, load_report
+
+    if len(args.compare) > 2:
+        raise ValueError(f"--compare takes OLD.json [NEW.json], got {len(args.compare)} paths")
+    old = load_report(args.compare[0])
+    if len(args.compare) == 2:
+        if args.out:
+            raise ValueError("--out cannot be used with --compare OLD.json NEW.json (nothing is run)")
+        new = load_report(args.compare[1])
+        new_label = args.compare[1]
+    else:
+        only = args.only if args.only is not None else old.get("only")
+        new = _run(args, only, args.out).document
+        new_label = str(Path(args.out) / "report.json") if args.out else "this run"
+    cmp = compare_reports(old, new, rtol=args.rtol)
+    if args.json:
+        js = cmp.to_json()
+        js["old_file"], js["new_file"] = args.compare[0], new_label
+        json.dump(js, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        con = Console()
+        table = Table(title=f"changes from {args.compare[0]} to {new_label} ({cmp.compared} claims in both)")
+        for col in ("change", "claim", "field", "old", "new", "rel. change"):
+            table.add_column(col, overflow="fold")
+        for c in cmp.changes:
+            style = "red" if c.kind in ("verdict", "removed", "expected") else ("green" if c.kind == "new" else "")
+            table.add_row(
+                f"[{style}]{c.kind}[/]" if style else c.kind,
+                c.claim_id,
+                c.field,
+                _fmt(c.old),
+                _fmt(c.new),
+                "" if c.rel_change is None else f"{c.rel_change:.3g}",
+            )
+        con.print(table)
+        old_rev = cmp.old_provenance.get("git_revision", "unknown")
+        new_rev = cmp.new_provenance.get("git_revision", "unknown")
+        con.print(f"git {old_rev} → {new_rev}; {len(cmp.changes)} changes: "
+                  + ", ".join(f"{len(cmp.of_kind(k))} {k}" for k in ("verdict", "expected", "new", "removed", "evidence")))
+    bad = cmp.verdict_changed or cmp.of_kind("removed") or cmp.of_kind("expected")
+    return 1 if bad else 0
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    s = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return s if len(s) <= 60 else s[:59] + "…"

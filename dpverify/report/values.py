@@ -1,0 +1,170 @@
+"""Evidence values as HTML: numbers, counterexamples, and formulas as MathML.
+
+sympy expressions are shown as presentation MathML (rendered natively by the
+browser, no JavaScript).  After a run in worker processes an expression
+arrives as ``{"sympy": str, "latex": latex}`` (see
+:func:`dpverify.claims.to_jsonable`); it is parsed back from its ``str`` form
+-- only for evidence of the current run, never for text read from a file --
+and shown as LaTeX source when that fails.
+
+Example
+-------
+>>> import sympy as sp
+>>> sympy_to_mathml(sp.Rational(1, 2)).startswith('<math xmlns="http://www.w3.org/1998/Math/MathML"')
+True
+>>> value_html(0.1), value_html([1, 2, 3])
+('0.1', '[1, 2, 3]')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import re
+from fractions import Fraction
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = ["sympy_to_mathml", "value_html", "evidence_table"]
+
+_MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+_ENTITY_RE = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
+_XML_ENTITIES = {"lt", "gt", "amp", "quot", "apos"}
+# what str() of a sympy expression may contain; anything else is not parsed back
+_SAFE_EXPR_RE = re.compile(r"^[\w\s+\-*/^().,\[\]{}:<>=!|&~']*$")
+_NAME_RE = re.compile(r"\b([A-Za-z_]\w*)\b(?!\s*\()")
+_CONSTANTS = {"E", "I", "pi", "oo", "zoo", "nan", "true", "false", "True", "False"}
+_MAX_ITEMS = 12
+_MAX_DEPTH = 4
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def sympy_to_mathml(expr: Any, *, display: bool = False) -> str:
+    """A ``<math>`` element (presentation MathML) for a sympy expression or matrix.
+
+    Named entities of the printer (``&ExponentialE;``) become characters, so
+    the markup is also valid XML.
+    """
+    import sympy
+    from sympy.printing.mathml import mathml
+
+    if not isinstance(expr, (sympy.Basic, sympy.MatrixBase)):
+        raise TypeError(f"expr must be a sympy expression, got {type(expr).__name__}")
+    body = mathml(expr, printer="presentation")
+    body = _ENTITY_RE.sub(lambda m: m.group(0) if m.group(1) in _XML_ENTITIES else html.unescape(m.group(0)), body)
+    mode = "block" if display else "inline"
+    return f'<math xmlns="{_MATHML_NS}" display="{mode}">{body}</math>'
+
+
+def _expr_html(value: Mapping[str, Any]) -> str:
+    """``{"sympy": str, "latex": latex}`` as MathML, or as LaTeX source if it cannot be parsed back."""
+    text = str(value.get("sympy", ""))
+    latex = str(value.get("latex", text))
+    if text and len(text) < 5000 and "__" not in text and _SAFE_EXPR_RE.match(text):
+        try:
+            import sympy
+
+            # a bare name is a symbol (N, S, gamma, ...), a name before "(" a function
+            names = {m.group(1) for m in _NAME_RE.finditer(text)} - _CONSTANTS
+            local = {n: sympy.Symbol(n) for n in names}
+            return _formula(sympy.sympify(text, locals=local), latex)
+        except Exception:
+            pass
+    return f'<code class="latex" title="LaTeX">{_e(latex)}</code>'
+
+
+def _formula(expr: Any, latex: str) -> str:
+    return f'<span class="formula" title="{_e(latex)}">{sympy_to_mathml(expr)}</span>'
+
+
+def _number(v: float) -> str:
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    return repr(float(v))
+
+
+def value_html(value: Any, _depth: int = 0) -> str:
+    """One evidence value as an HTML fragment (long lists shortened; the JSON keeps them whole)."""
+    try:
+        import sympy
+    except ImportError:  # pragma: no cover
+        sympy = None
+    if value is None:
+        return '<span class="none">none</span>'
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return _number(float(value))
+    if isinstance(value, str):
+        if "\n" in value or len(value) > 160:
+            return f"<pre>{_e(value)}</pre>"
+        return _e(value)
+    if isinstance(value, Fraction):
+        return f'{value.numerator}/{value.denominator} <span class="approx">≈ {_number(float(value))}</span>'
+    if sympy is not None and isinstance(value, (sympy.Basic, sympy.MatrixBase)):
+        try:
+            return _formula(value, sympy.latex(value))
+        except Exception:
+            return f"<code>{_e(value)}</code>"
+    if isinstance(value, np.ndarray):
+        return value_html(value.tolist() if value.ndim else value.item(), _depth)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return value_html({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, _depth)
+    if isinstance(value, Mapping):
+        if set(value) == {"sympy", "latex"}:
+            return _expr_html(value)
+        if set(value) == {"fraction", "float"}:
+            return f'{_e(value["fraction"])} <span class="approx">≈ {value_html(value["float"])}</span>'
+        if _depth >= _MAX_DEPTH:
+            return f"<code>{_e(_shorten(repr(value)))}</code>"
+        return evidence_table(value, _depth + 1)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        if _depth >= _MAX_DEPTH:
+            return f"<code>{_e(_shorten(repr(items)))}</code>"
+        n = len(items)
+        shown = items if n <= _MAX_ITEMS else items[: _MAX_ITEMS - 3] + items[-2:]
+        parts = [value_html(v, _depth + 1) for v in shown]
+        if n > _MAX_ITEMS:
+            parts.insert(_MAX_ITEMS - 3, f'<span class="more">… {n - len(shown)} more …</span>')
+        inner = ", ".join(parts)
+        note = f' <span class="count">({n} items)</span>' if n > _MAX_ITEMS else ""
+        return f"[{inner}]{note}"
+    return _e(_shorten(str(value)))
+
+
+def _shorten(text: str, width: int = 300) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _row_class(key: str) -> str:
+    k = key.lower()
+    if "counterexample" in k or k.startswith("cex") or "witness" in k:
+        return ' class="cex"'
+    if "confidence" in k or "p_value" in k or "pvalue" in k or "alpha" == k:
+        return ' class="conf"'
+    if k == "error":
+        return ' class="err"'
+    return ""
+
+
+def evidence_table(evidence: Mapping[str, Any], _depth: int = 0) -> str:
+    """A two-column table key → value; counterexample and confidence rows are marked."""
+    if not isinstance(evidence, Mapping):
+        raise TypeError(f"evidence must be a mapping, got {type(evidence).__name__}")
+    if not evidence:
+        return '<p class="none">no evidence recorded</p>'
+    rows = "".join(
+        f"<tr{_row_class(str(k))}><th scope=\"row\">{_e(k)}</th><td>{value_html(v, _depth)}</td></tr>"
+        for k, v in evidence.items()
+    )
+    return f'<table class="evidence">{rows}</table>'

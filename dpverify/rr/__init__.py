@@ -1,0 +1,45 @@
+"""The ``rr`` room: utility-optimal randomized response (seed 003), derived, certified and checked.
+
+Public API
+----------
+optimal_mechanism(pi, epsilon, delta=0.0) -> (P, u)
+    The utility-optimal (ε, δ)-LDP design matrix for any n ≥ 2 (closed form,
+    proven by a dual certificate; ``proofs/rr/nary_optimum.md``).
+optimal_utility(pi, epsilon, delta=0.0) -> float
+symbolic_optimum(delta_value=None) -> sympy.Piecewise
+    u*(ε, δ, π0) of the binary models I/II derived from the LP's vertices.
+solve_lp(pi, epsilon, delta=0.0, definition="per_output", solver="highs")
+    The LP (19)–(20) solved by HiGHS or cvxpy/Clarabel with a dual certificate.
+simulate_survey / estimate_distribution
+    Sampling respondents and the unbiased inversion estimator.
+
+Which definition: ``optimal_mechanism`` returns matrices that are (ε, δ)-LDP
+under both the paper's per-output definition and the standard one; ``solve_lp``
+solves whichever ``definition`` is asked (the paper's model (20) is
+``"per_output"``).
+
+Example
+-------
+>>> from dpverify.rr import optimal_mechanism
+>>> P, u = optimal_mechanism([0.2, 0.8], 0.1)
+>>> P.tolist(), u
+([[0.0, 1.0], [0.0, 1.0]], 0.8)
+"""
+
+from dpverify.rr.lp import Certificate, LPSolution, solve_lp
+from dpverify.rr.nary import optimal_mechanism, optimal_support, optimal_utility
+from dpverify.rr.simulate import SurveyResult, estimate_distribution, simulate_survey
+from dpverify.rr.symbolic import symbolic_optimum
+
+__all__ = [
+    "Certificate",
+    "LPSolution",
+    "SurveyResult",
+    "estimate_distribution",
+    "optimal_mechanism",
+    "optimal_support",
+    "optimal_utility",
+    "simulate_survey",
+    "solve_lp",
+    "symbolic_optimum",
+]

@@ -1,0 +1,89 @@
+"""``dpverify rr``: the utility-optimal randomized response design matrix for a prior.
+
+Example
+-------
+``dpverify rr --epsilon 0.1 --delta 0.15 --pi 0.2,0.8`` prints the regime, the optimal design
+matrix, u*, the HiGHS LP optimum with its certificate and the exact LDP checker's verdict under
+both definitions; ``--json`` prints the same as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+
+def _parse_pi(text: str) -> list[float]:
+    parts = [t.strip() for t in text.split(",")]
+    try:
+        return [float(t) for t in parts]
+    except ValueError:
+        raise ValueError(f"--pi must be comma-separated numbers, got {text!r}") from None
+
+
+def _regime(S: list[int], n: int) -> str:
+    k = len(S)
+    if n == 2:
+        if k == 2:
+            return "1/(e^eps+1) <= pi0 <= e^eps/(e^eps+1): symmetric randomized response"
+        return "pi0 >= e^eps/(e^eps+1): report 0" if S == [0] else "pi0 <= 1/(e^eps+1): report 1"
+    if k == 1:
+        return f"k = 1: always report the most likely value {S[0]}"
+    return f"k = {k}: {k}-ary randomized response on the {k} most likely values {S}"
+
+
+def cmd_rr(args: argparse.Namespace) -> int:
+    from dpverify.audit import check_ldp
+    from dpverify.rr import optimal_mechanism, optimal_support, solve_lp
+
+    pi = _parse_pi(args.pi)
+    P, u = optimal_mechanism(pi, args.epsilon, args.delta)
+    S, _ = optimal_support(pi, args.epsilon)
+    S = [int(i) for i in S]
+    checks = {d: check_ldp(P, args.epsilon, args.delta, d) for d in ("standard", "per_output")}
+    lp = solve_lp(pi, args.epsilon, args.delta) if len(pi) <= 40 else None
+    out = {
+        "epsilon": args.epsilon,
+        "delta": args.delta,
+        "pi": pi,
+        "regime": _regime(S, len(pi)),
+        "support": S,
+        "u_star": u,
+        "P": P.tolist(),
+        "lp_u": None if lp is None else lp.u,
+        "lp_certified": None if lp is None else lp.certificate.ok(1e-8),
+        "ldp": {d: {"holds": r.holds, "required_delta": r.required_delta} for d, r in checks.items()},
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]Regime[/bold]: {out['regime']}")
+    con.print(f"[bold]u*[/bold] = {u:.12g}" + ("" if lp is None else f"   (HiGHS LP: {lp.u:.12g}, certified: {out['lp_certified']})"))
+    t = Table(title=f"optimal design matrix P[i, j] = Pr(report j | true i), eps = {args.epsilon:g}, delta = {args.delta:g}")
+    t.add_column("true \\ report")
+    for j in range(len(pi)):
+        t.add_column(str(j), justify="right")
+    for i, row in enumerate(P):
+        t.add_row(str(i), *(f"{x:.6g}" for x in row))
+    con.print(t)
+    c = Table(title="exact LDP checker")
+    for col in ("definition", "holds", "tight delta at this eps"):
+        c.add_column(col)
+    for d, r in checks.items():
+        c.add_row(d, str(r.holds), f"{r.required_delta:.3g}")
+    con.print(c)
+    return 0 if all(r.holds for r in checks.values()) and (lp is None or lp.certificate.ok(1e-8)) else 1
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("rr", help="utility-optimal randomized response for a prior (seed 003)")
+    p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon > 0")
+    p.add_argument("--delta", type=float, default=0.0, help="delta in [0, 1) (default 0)")
+    p.add_argument("--pi", required=True, help="input distribution, comma-separated, e.g. 0.2,0.8")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_rr)

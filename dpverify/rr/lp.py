@@ -1,0 +1,160 @@
+"""Model (19)–(20) of seed 003 as a sparse LP, solved by HiGHS and by cvxpy/Clarabel, with dual certificates.
+
+Variables x = vec(P) row-major (x[i n + j] = p_ij).  The LP, as a maximisation,
+
+    max  c·x       c[i n + i] = π_i
+    s.t. A_ub x ≤ b_ub   (LDP constraints, multipliers y_ub ≥ 0)
+         A_eq x = 1      (row sums, multipliers y_eq free)
+         x ≥ 0.
+
+``definition="per_output"`` is the paper's (20): p_{aj} − e^ε p_{cj} ≤ δ for
+a ≠ c and every j — n²(n−1) sparse rows with two non-zeros each.
+``definition="standard"`` adds slack variables s_{acj} ≥ p_{aj} − e^ε p_{cj},
+s ≥ 0, with Σ_j s_{acj} ≤ δ (the hockey-stick divergence of every ordered row
+pair at most δ).  For δ = 0 the two definitions coincide.
+
+Every solution is returned with a :class:`Certificate`: primal feasibility,
+dual feasibility (y_ub ≥ 0, reduced costs A_ubᵀ y_ub + A_eqᵀ y_eq − c ≥ 0),
+complementary slackness and the duality gap, all recomputed from the
+solver's primal and dual vectors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sps
+
+from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+
+__all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]
+
+SOLVERS = ("highs", "cvxpy")
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Residuals of the optimality conditions of a primal–dual pair (all 0 at an exact optimum)."""
+
+    primal_infeasibility: float
+    dual_infeasibility: float
+    complementary_slackness: float
+    duality_gap: float
+
+    def ok(self, tol: float = 1e-9) -> bool:
+        """All four residuals at most ``tol``."""
+        return max(self.primal_infeasibility, self.dual_infeasibility, self.complementary_slackness, self.duality_gap) <= tol
+
+
+@dataclass(frozen=True)
+class LPSolution:
+    """An LP optimum: the design matrix, its utility, the dual vectors and the certificate."""
+
+    P: np.ndarray
+    u: float
+    solver: str
+    definition: str
+    y_ub: np.ndarray
+    y_eq: np.ndarray
+    certificate: Certificate
+
+
+def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output"):
+    """(c, A_ub, b_ub, A_eq, b_eq) of the utility LP (sparse CSR matrices).
+
+    Example
+    -------
+    >>> from dpverify.rr.lp import ldp_lp
+    >>> c, A_ub, b_ub, A_eq, b_eq = ldp_lp([0.5, 0.3, 0.2], 1.0)
+    >>> A_ub.shape, A_eq.shape                 # n²(n−1) LDP rows, n row sums
+    ((18, 9), (3, 9))
+    """
+    p = check_probability_vector(pi, "pi")
+    n = p.size
+    if n < 2:
+        raise ValueError(f"pi must have at least 2 entries (n >= 2), got {n}")
+    E = math.exp(check_epsilon(epsilon))
+    dlt = check_delta(delta)
+    if definition not in ("per_output", "standard"):
+        raise ValueError(f"definition must be 'per_output' or 'standard', got {definition!r}")
+    a, c, j = np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij")
+    keep = a != c
+    a, c, j = a[keep], c[keep], j[keep]
+    m = a.size  # constraint (a, c, j): p_aj − E p_cj (− s_acj) ≤ δ (or 0)
+    rows = np.repeat(np.arange(m), 2)
+    cols = np.column_stack([a * n + j, c * n + j]).ravel()
+    vals = np.tile([1.0, -E], m)
+    nx = n * n
+    A_eq = sps.kron(sps.eye(n), np.ones((1, n)), format="csr")
+    if definition == "per_output" or dlt == 0.0:
+        A_ub = sps.csr_matrix((vals, (rows, cols)), shape=(m, nx))
+        b_ub = np.full(m, dlt)
+    else:
+        # slack s_k for constraint k, grouped by ordered pair (a, c): Σ_j s_{acj} ≤ δ
+        nv = nx + m
+        A1 = sps.csr_matrix(
+            (np.concatenate([vals, -np.ones(m)]), (np.concatenate([rows, np.arange(m)]), np.concatenate([cols, nx + np.arange(m)]))),
+            shape=(m, nv),
+        )
+        pair = (a * n + c)[::n]  # constraints are ordered (a, c, j) with j fastest
+        npairs = pair.size
+        A2 = sps.csr_matrix((np.ones(m), (np.repeat(np.arange(npairs), n), nx + np.arange(m))), shape=(npairs, nv))
+        A_ub = sps.vstack([A1, A2], format="csr")
+        b_ub = np.concatenate([np.zeros(m), np.full(npairs, dlt)])
+        A_eq = sps.hstack([A_eq, sps.csr_matrix((n, m))], format="csr")
+        nx = nv
+    cvec = np.zeros(nx)
+    cvec[np.arange(n) * (n + 1)] = p
+    return cvec, A_ub, b_ub, A_eq, np.ones(n)
+
+
+def certify(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> Certificate:
+    """Residuals of primal/dual feasibility, complementary slackness and the gap of (x, y)."""
+    slack = b_ub - A_ub @ x
+    r = A_ub.T @ y_ub + A_eq.T @ y_eq - c  # reduced costs of the max problem
+    primal = max(0.0, float(np.max(-slack, initial=0.0)), float(np.max(np.abs(A_eq @ x - b_eq))), float(np.max(-x, initial=0.0)))
+    dual = max(0.0, float(np.max(-y_ub, initial=0.0)), float(np.max(-r, initial=0.0)))
+    cs = max(float(np.max(np.abs(y_ub * slack), initial=0.0)), float(np.max(np.abs(x * r), initial=0.0)))
+    gap = abs(float(c @ x) - float(b_ub @ y_ub + b_eq @ y_eq))
+    return Certificate(primal, dual, cs, gap)
+
+
+def solve_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output", solver: str = "highs") -> LPSolution:
+    """Solve the utility LP with HiGHS (scipy) or cvxpy/Clarabel and certify the optimum.
+
+    Example
+    -------
+    >>> from dpverify.rr.lp import solve_lp
+    >>> sol = solve_lp([0.2, 0.8], 0.1, 0.15)
+    >>> round(sol.u, 9), sol.certificate.ok(1e-9)
+    (0.83, True)
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    c, A_ub, b_ub, A_eq, b_eq = ldp_lp(pi, epsilon, delta, definition)
+    n = A_eq.shape[0]
+    if solver == "highs":
+        from scipy.optimize import linprog
+
+        res = linprog(-c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs",
+                      options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+        if res.status != 0:
+            raise RuntimeError(f"HiGHS failed: {res.message}")
+        x = res.x
+        y_ub, y_eq = -res.ineqlin.marginals, -res.eqlin.marginals  # min(−c) sensitivities → max duals
+    else:
+        import cvxpy as cp
+
+        xv = cp.Variable(c.size)
+        cons = [A_ub @ xv <= b_ub, A_eq @ xv == b_eq, xv >= 0]
+        prob = cp.Problem(cp.Maximize(c @ xv), cons)
+        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        if prob.status != cp.OPTIMAL:
+            raise RuntimeError(f"cvxpy/Clarabel failed: {prob.status}")
+        x = np.asarray(xv.value, dtype=float)
+        y_ub, y_eq = np.asarray(cons[0].dual_value, dtype=float), np.asarray(cons[1].dual_value, dtype=float)
+    cert = certify(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq)
+    P = x[: n * n].reshape(n, n)
+    return LPSolution(P, float(c @ x), solver, definition, y_ub, y_eq, cert)

@@ -1,0 +1,243 @@
+"""The n-ary utility optimum of seed 003's model (19)–(20), in closed form, with its dual certificate.
+
+The paper leaves the closed form open (§4, §5).  Derived here (see
+``proofs/rr/nary_optimum.md``), with E = e^ε and Π_k the sum of the k largest
+priors:
+
+    u*(ε, δ) = δ + (1 − δ) · M*,     M* = max_{1≤k≤n} E Π_k / (E + k − 1).
+
+An optimal mechanism is P* = δ I + (1 − δ) P_k where k attains M*, S is the
+set of the k most likely inputs and P_k is k-ary randomized response on S:
+row i ∈ S puts E/(E+k−1) on i and 1/(E+k−1) on each other output of S; a row
+i ∉ S puts 1/k on each output of S; outputs outside S get 0.
+
+Optimality is proven by an explicit dual solution of the LP (20) (per-output
+constraints p_{aj} − E p_{cj} ≤ δ with multipliers λ_{acj} ≥ 0, row sums with
+multipliers μ_i):
+
+    μ_i = (E π_i − M*) / (E − 1) for i ∈ S, 0 otherwise;
+    λ_{i c i} = μ_c / E for i, c ∈ S distinct;  λ_{i c i} = π_i μ_c / M* for i ∉ S, c ∈ S;
+    all other λ = 0.
+
+Its objective Σ μ_i + δ Σ λ equals u*.  P* also satisfies the *standard*
+(ε, δ)-LDP definition (a δ-mixture with the identity of an ε-LDP matrix), so
+u* is the optimum under both definitions.
+
+Reference: seed 003, §4, model (19)–(20).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+
+__all__ = [
+    "ExactOptimum",
+    "exact_optimum",
+    "optimal_mechanism",
+    "optimal_support",
+    "optimal_utility",
+    "verify_certificate_exact",
+]
+
+
+def _check_pi(pi: Any) -> np.ndarray:
+    p = check_probability_vector(pi, "pi")
+    if p.size < 2:
+        raise ValueError(f"pi must have at least 2 entries (n >= 2), got {p.size}")
+    return p
+
+
+def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
+    """(S, M*): the k most likely inputs attaining M* = max_k E Π_k / (E + k − 1), and M*.
+
+    Ties in π are broken by index; ties in M* by the smallest k.
+
+    Example
+    -------
+    >>> from dpverify.rr.nary import optimal_support
+    >>> S, M = optimal_support([0.5, 0.3, 0.2], 1.0)
+    >>> S.tolist(), round(M, 6)
+    ([0, 1], 0.584847)
+    """
+    p = _check_pi(pi)
+    E = math.exp(check_epsilon(epsilon))
+    order = np.argsort(-p, kind="stable")
+    k = np.arange(1, p.size + 1)
+    Mk = E * np.cumsum(p[order]) / (E + k - 1)  # proof: nary-Mk
+    kstar = int(np.argmax(Mk)) + 1
+    return np.sort(order[:kstar]), float(Mk[kstar - 1])
+
+
+def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
+    """u* = δ + (1 − δ) max_k E Π_k / (E + k − 1) of model (19)–(20).
+
+    Example
+    -------
+    >>> from dpverify.rr.nary import optimal_utility
+    >>> round(optimal_utility([0.2, 0.8], 0.1, 0.15), 12)   # seed 003's worked example
+    0.83
+    """
+    dlt = check_delta(delta)
+    _, M = optimal_support(pi, epsilon)
+    return dlt + (1 - dlt) * M  # proof: nary-u
+
+
+def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, float]:
+    """A utility-optimal (ε, δ)-LDP design matrix for prior ``pi`` and its utility.
+
+    Works for any n ≥ 2 (n = 2 is the paper's models I and II).  The matrix
+    satisfies (ε, δ)-LDP under both the per-output definition of the paper
+    and the standard definition over sets of outputs.
+
+    Parameters
+    ----------
+    pi : array_like, shape (n,)
+        Input distribution.
+    epsilon : float
+        ε > 0.
+    delta : float
+        δ ∈ [0, 1).
+
+    Returns
+    -------
+    (P, u) : (ndarray of shape (n, n), float)
+        The design matrix ``P[i, j] = Pr(report j | true i)`` and u* = Σ π_i P[i, i].
+
+    Example
+    -------
+    >>> from dpverify.rr import optimal_mechanism
+    >>> P, u = optimal_mechanism([0.2, 0.8], 0.1, 0.15)   # seed 003, §3 example
+    >>> P.round(6).tolist(), round(u, 12)
+    ([[0.15, 0.85], [0.0, 1.0]], 0.83)
+
+    Reference: seed 003, eqs. (4), (15), model (19)–(20); derivation in
+    ``proofs/rr/nary_optimum.md``.
+    """
+    p = _check_pi(pi)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta)
+    S, _ = optimal_support(p, eps)
+    E, n, k = math.exp(eps), p.size, S.size
+    P0 = np.zeros((n, n))
+    P0[:, S] = 1.0 / k  # rows outside S: uniform on S
+    P0[np.ix_(S, S)] = 1.0 / (E + k - 1)  # k-RR on S
+    P0[S, S] = E / (E + k - 1)
+    P = dlt * np.eye(n) + (1 - dlt) * P0  # proof: nary-mixture
+    return P, float(p @ np.diag(P))
+
+
+# ----------------------------------------------------------------------------- exact certificate
+
+
+@dataclass(frozen=True)
+class ExactOptimum:
+    """The closed-form optimum in exact arithmetic with its dual solution.
+
+    ``lam`` maps (a, c, j) to λ_{acj}, the multiplier of p_{aj} − E p_{cj} ≤ δ
+    (only non-zero entries are stored).
+    """
+
+    P: tuple[tuple[Fraction, ...], ...]
+    u: Fraction
+    S: tuple[int, ...]
+    mu: tuple[Fraction, ...]
+    lam: dict
+
+
+def _fractions(pi: Any, name: str) -> list[Fraction]:
+    out = [x if isinstance(x, Fraction) else Fraction(x) for x in pi]
+    if any(x < 0 for x in out) or sum(out) != 1:
+        raise ValueError(f"{name} must be a probability vector of rationals summing to 1, got {pi!r}")
+    if len(out) < 2:
+        raise ValueError(f"{name} must have at least 2 entries, got {len(out)}")
+    return out
+
+
+def exact_optimum(pi: Any, E: Any, delta: Any = 0) -> ExactOptimum:
+    """The closed form and its dual certificate in rational arithmetic (E = e^ε > 1 rational).
+
+    Example
+    -------
+    >>> from fractions import Fraction as F
+    >>> from dpverify.rr.nary import exact_optimum, verify_certificate_exact
+    >>> opt = exact_optimum([F(1, 2), F(3, 10), F(1, 5)], F(3), F(1, 10))
+    >>> opt.u, all(verify_certificate_exact([F(1, 2), F(3, 10), F(1, 5)], F(3), F(1, 10), opt).values())
+    (Fraction(16, 25), True)
+    """
+    p = _fractions(pi, "pi")
+    E = Fraction(E)
+    d = Fraction(delta)
+    if not E > 1:
+        raise ValueError(f"E = e^epsilon must be > 1, got {E}")
+    if not 0 <= d < 1:
+        raise ValueError(f"delta must be in [0, 1), got {d}")
+    n = len(p)
+    order = sorted(range(n), key=lambda i: (-p[i], i))
+    best_k, M, acc = 1, None, Fraction(0)
+    for k in range(1, n + 1):
+        acc += p[order[k - 1]]
+        Mk = E * acc / (E + k - 1)
+        if M is None or Mk > M:
+            best_k, M = k, Mk
+    S = sorted(order[:best_k])
+    inS = [i in S for i in range(n)]
+    k = best_k
+    P = [[Fraction(0)] * n for _ in range(n)]
+    for i in range(n):
+        for j in S:
+            P[i][j] = (E if i == j else 1) / (E + k - 1) if inS[i] else Fraction(1, k)
+    P = [[(d if i == j else 0) + (1 - d) * P[i][j] for j in range(n)] for i in range(n)]
+    mu = [(E * p[i] - M) / (E - 1) if inS[i] else Fraction(0) for i in range(n)]
+    lam = {}
+    for i in range(n):
+        for c in S:
+            if c == i:
+                continue
+            v = mu[c] / E if inS[i] else p[i] * mu[c] / M
+            if v:
+                lam[(i, c, i)] = v
+    u = sum(p[i] * P[i][i] for i in range(n))
+    return ExactOptimum(tuple(map(tuple, P)), u, tuple(S), tuple(mu), lam)
+
+
+def verify_certificate_exact(pi: Any, E: Any, delta: Any, opt: ExactOptimum) -> dict[str, bool]:
+    """Check, exactly and without using how ``opt`` was built, that it is an optimal primal–dual pair.
+
+    LP (20) as a maximisation: max Σ π_i p_ii s.t. p_{aj} − E p_{cj} ≤ δ (λ_{acj} ≥ 0),
+    Σ_j p_ij = 1 (μ_i free), p ≥ 0.  Its dual: min Σ μ_i + δ Σ λ s.t. for every
+    (i, j) the reduced cost r_ij = μ_i + Σ_c λ_{icj} − E Σ_a λ_{aij} − π_i [i = j] ≥ 0.
+    Returns the individual conditions (all must be True).
+    """
+    p = _fractions(pi, "pi")
+    E, d = Fraction(E), Fraction(delta)
+    n = len(p)
+    P, mu, lam = opt.P, opt.mu, opt.lam
+    if len(P) != n or any(len(r) != n for r in P) or len(mu) != n:
+        raise ValueError("certificate dimensions do not match pi")
+    primal = all(x >= 0 for r in P for x in r) and all(sum(r) == 1 for r in P)
+    slack = {(a, c, j): d - P[a][j] + E * P[c][j] for a in range(n) for c in range(n) if a != c for j in range(n)}
+    primal = primal and all(s >= 0 for s in slack.values())
+    lam_ok = all(v >= 0 and key in slack for key, v in lam.items())
+    r = [[mu[i] - (p[i] if i == j else 0) for j in range(n)] for i in range(n)]
+    for (a, c, j), v in lam.items():
+        r[a][j] += v  # p_aj appears with +1 in constraint (a, c, j)
+        r[c][j] -= E * v  # p_cj appears with −E
+    dual = lam_ok and all(x >= 0 for row in r for x in row)
+    cs = all(v * slack[key] == 0 for key, v in lam.items() if key in slack) and all(
+        P[i][j] * r[i][j] == 0 for i in range(n) for j in range(n)
+    )
+    primal_obj = sum(p[i] * P[i][i] for i in range(n))
+    dual_obj = sum(mu) + d * sum(lam.values())
+    return {
+        "primal_feasible": primal,
+        "dual_feasible": dual,
+        "complementary_slackness": cs,
+        "zero_gap": primal_obj == dual_obj == opt.u,
+    }

@@ -1,0 +1,163 @@
+"""The auditor's contract: validation, errors, reproducibility, result consistency.
+
+Deterministic tests (seeded); none of them is statistical unless its docstring says so.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpverify.audit import (
+    AuditResult,
+    MechanismError,
+    PatternCode,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound,
+)
+from dpverify.audit.mechanisms import BinDifference, HistogramLaplace, LaplaceMechanism
+from dpverify.claims import Verdict
+
+LAP = LaplaceMechanism(1.0)
+
+
+def test_signature_and_result_fields():
+    r = epsilon_lower_bound(LAP, 0.0, 1.0, samples=20_000, rng=3)
+    assert isinstance(r, AuditResult)
+    assert 0.0 <= r.epsilon
+    assert r.n_selection + r.n_estimation == 20_000
+    assert r.n_selection == 10_000
+    lo, hi = r.p_interval[0], r.q_interval[1]
+    assert 0 <= lo <= r.p_hat and r.q_hat <= hi <= 1
+    # ε_lb is recomputable from the reported numbers
+    assert r.epsilon == pytest.approx(max(0.0, np.log(lo / hi)), abs=1e-12)
+    assert str(r.event) == r.event.description
+    assert set(r.as_dict()) >= {"epsilon_lb", "event", "count_p", "count_q", "p_lower", "q_upper"}
+
+
+def test_counts_are_recomputable_from_the_event():
+    """The estimation counts are exactly what event.contains gives on the estimation draws."""
+    r = epsilon_lower_bound(LAP, 0.0, 1.0, samples=10_000, rng=5, chunk_size=10_000)
+    i = 0 if r.direction == "d>d_prime" else 1
+    data = (0.0, 1.0)
+    g = np.random.default_rng(np.random.SeedSequence(r.seed_entropy, spawn_key=(2, i, 0)))
+    out = LAP(data[i], g, r.n_estimation)
+    assert int(np.count_nonzero(r.event.contains(out))) == r.count_p
+
+
+def test_reproducible_and_executor_gives_same_result():
+    a = epsilon_lower_bound(LAP, 0.0, 1.0, samples=50_000, rng=11, chunk_size=7_000)
+    b = epsilon_lower_bound(LAP, 0.0, 1.0, samples=50_000, rng=11, chunk_size=7_000)
+    with ThreadPoolExecutor(2) as ex:
+        c = epsilon_lower_bound(LAP, 0.0, 1.0, samples=50_000, rng=11, chunk_size=7_000, executor=ex)
+    assert a.epsilon == b.epsilon == c.epsilon
+    assert (a.count_p, a.count_q) == (c.count_p, c.count_q)
+
+
+def test_progress_reports_all_samples():
+    seen = []
+    epsilon_lower_bound(LAP, 0.0, 1.0, samples=30_000, rng=1, chunk_size=4_000, progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1] == (60_000, 60_000)
+    assert all(x[0] <= y[0] for x, y in zip(seen, seen[1:]))
+
+
+def test_verdict_helper_never_says_holds():
+    r = epsilon_lower_bound(LaplaceMechanism(1.0, scale_factor=0.5), 0.0, 1.0, samples=20_000, rng=0)
+    assert r.verdict(1.0) is Verdict.REFUTED and r.refutes(1.0)
+    assert r.verdict(100.0) is Verdict.INCONCLUSIVE
+    with pytest.raises(ValueError, match="claimed_epsilon"):
+        r.verdict(-1.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"samples": 0}, ValueError, "samples"),
+        ({"samples": 1}, ValueError, "samples"),
+        ({"samples": 10.5}, TypeError, "samples"),
+        ({"samples": 100, "confidence": 1.0}, ValueError, "confidence"),
+        ({"samples": 100, "confidence": 0.0}, ValueError, "confidence"),
+        ({"samples": 100, "confidence": float("nan")}, ValueError, "confidence"),
+        ({"samples": 100, "delta": 1.0}, ValueError, "delta"),
+        ({"samples": 100, "delta": -0.1}, ValueError, "delta"),
+        ({"samples": 100, "selection_fraction": 1.0}, ValueError, "selection_fraction"),
+        ({"samples": 100, "statistic": "nope"}, ValueError, "statistic"),
+        ({"samples": 100, "rng": "seed"}, TypeError, "rng"),
+        ({"samples": 100, "chunk_size": 0}, ValueError, "chunk_size"),
+        ({"samples": 100, "executor": object()}, TypeError, "executor"),
+    ],
+)
+def test_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        epsilon_lower_bound(LAP, 0.0, 1.0, **kwargs)
+
+
+def test_mechanism_not_callable():
+    with pytest.raises(TypeError, match="mechanism"):
+        epsilon_lower_bound(42, 0.0, 1.0, samples=100)
+
+
+def test_mechanism_errors_are_clear():
+    def raises(data, rng, n):
+        raise ZeroDivisionError("boom")
+
+    def wrong_shape(data, rng, n):
+        return rng.random(n - 1)
+
+    def nan_out(data, rng, n):
+        x = rng.random(n)
+        x[0] = np.nan
+        return x
+
+    def strings(data, rng, n):
+        return np.array(["a"] * n)
+
+    def vector(data, rng, n):
+        return rng.random((n, 3))
+
+    for mech, match in [(raises, "ZeroDivisionError: boom"), (wrong_shape, "shape"), (nan_out, "NaN"),
+                        (strings, "non-numeric"), (vector, "statistic=")]:
+        with pytest.raises(MechanismError, match=match):
+            epsilon_lower_bound(mech, 0.0, 1.0, samples=100, rng=0)
+    with pytest.raises(MechanismError, match="statistic returned shape"):
+        epsilon_lower_bound(vector, 0.0, 1.0, samples=100, rng=0, statistic=lambda o: o)
+
+
+def test_inputs_not_mutated_and_passed_read_only():
+    d = np.array([0, 1, 2, 3])
+    seen = []
+
+    def mech(data, rng, n):
+        seen.append(data.flags.writeable)
+        return rng.laplace(float(data[0]), 1.0, n)
+
+    epsilon_lower_bound(mech, d, np.array([1, 1, 2, 3]), samples=100, rng=0)
+    assert d.tolist() == [0, 1, 2, 3] and not any(seen)
+
+
+def test_vector_outputs_with_projection_and_pattern_code():
+    mech = HistogramLaplace(1.0, 4, 1.0)  # the wrong-relation bug: refuted through a projection
+    r = epsilon_lower_bound(mech, [0, 1, 2, 3], [1, 1, 2, 3], samples=40_000, rng=2, statistic=BinDifference(0, 1))
+    assert r.epsilon > 1.0
+    with pytest.raises(ValueError, match="pattern entries"):
+        PatternCode(0, 1)(np.array([[0, 2]]))
+    assert PatternCode(-1, 1)(np.array([[-1, -1], [1, 1]])).tolist() == [0, 8]
+
+
+def test_clopper_pearson_against_binomial_tails():
+    """The CP bounds are the exact inversions of the binomial tails (deterministic)."""
+    for k, n in [(0, 10), (1, 10), (5, 10), (10, 10), (37, 1000), (999, 1000)]:
+        a = 0.01
+        lo = float(clopper_pearson_lower(k, n, a))
+        hi = float(clopper_pearson_upper(k, n, a))
+        if k > 0:
+            assert stats.binom.sf(k - 1, n, lo) == pytest.approx(a, rel=1e-6)  # Pr[K ≥ k | p = lo] = α
+        else:
+            assert lo == 0.0
+        if k < n:
+            assert stats.binom.cdf(k, n, hi) == pytest.approx(a, rel=1e-6)  # Pr[K ≤ k | p = hi] = α
+        else:
+            assert hi == 1.0
+        assert lo <= k / n <= hi

@@ -1,0 +1,85 @@
+"""The continual claims return their expected verdicts, and breaking the code changes them."""
+
+import numpy as np
+import pytest
+
+import dpverify.continual.claims as C
+from dpverify.claims import Verdict, all_claims, run_claim
+
+IDS = [c.id for c in all_claims("continual.") if not c.id.startswith("continual.import")]
+MINE = {
+    "continual.w_eq_bm", "continual.thm5.1", "continual.thm5.2", "continual.fenwick_mse", "continual.thm5.3",
+    "continual.m3_example", "continual.erratum.alg5_2_loop", "continual.erratum.alg5_3_index",
+    "continual.erratum.thm5_1_walk", "continual.erratum.thm5_1_floor", "continual.thm5.4",
+    "continual.fda.err_recursion", "continual.fda.alg4", "continual.fda.err_org", "continual.fig1.monotone",
+    "continual.fda.any_n", "continual.release.mse", "continual.release.privacy",
+}
+
+
+def test_all_my_claims_registered_with_proofs(repo_root):
+    by_id = {c.id: c for c in all_claims("continual.")}
+    assert MINE <= set(by_id)
+    for cid in MINE:
+        c = by_id[cid]
+        if c.proof:
+            assert (repo_root / "proofs" / c.proof).is_file()
+
+
+@pytest.mark.parametrize("cid", sorted(MINE))
+def test_claim_gives_expected_verdict(cid):
+    c = next(c for c in all_claims(cid) if c.id == cid)
+    r = run_claim(c)
+    assert r.error is None, r.error
+    assert r.verdict == c.expected, r.outcome.evidence
+
+
+def _verdict(cid):
+    c = next(c for c in all_claims(cid) if c.id == cid)
+    return c.check(thorough=False).verdict
+
+
+def test_broken_recombination_refutes_w_eq_bm(monkeypatch):
+    real = C.fenwick_recombination
+    monkeypatch.setattr(C, "fenwick_recombination", lambda n: real(n).T.tocsr())
+    assert _verdict("continual.w_eq_bm") == Verdict.REFUTED
+
+
+def test_broken_strategy_refutes_thm51(monkeypatch):
+    import scipy.sparse as sp
+
+    real = C.fenwick_strategy
+
+    def bad(n):
+        M = real(n).tolil()
+        if n > 4:
+            M[n - 1, 1] = 1  # an extra entry in column 2 makes it heavier than column 1 for some n
+            M[n - 2, 1] = 1
+        return sp.csr_matrix(M)
+
+    monkeypatch.setattr(C, "fenwick_strategy", bad)
+    assert _verdict("continual.thm5.1") == Verdict.REFUTED
+
+
+def test_perturbed_weights_refute_optimality_and_privacy(monkeypatch):
+    real = C.fda_weights
+    monkeypatch.setattr(C, "fda_weights", lambda n: real(n) * np.where(np.arange(n) % 3 == 0, 0.9, 1.0))
+    assert _verdict("continual.fda.any_n") == Verdict.REFUTED
+    monkeypatch.setattr(C, "fda_weights", lambda n: real(n) * 1.001)
+    assert _verdict("continual.release.privacy") == Verdict.REFUTED
+
+
+def test_wrong_mse_formula_refutes_simulation(monkeypatch):
+    import dpverify.continual.fenwick as F
+
+    real = F.weighted_expected_mse
+    monkeypatch.setattr(F, "weighted_expected_mse", lambda w, e, noise="laplace": 1.2 * real(w, e, noise=noise))
+    import dpverify.continual.fda as D
+
+    monkeypatch.setattr(D, "weighted_expected_mse", F.weighted_expected_mse)
+    assert _verdict("continual.release.mse") == Verdict.REFUTED
+
+
+def test_wrong_recursion_refutes_thm54(monkeypatch):
+    real = C.fda_weights
+    monkeypatch.setattr(C, "fda_weights", lambda n: np.full(n, 1.0 / n.bit_length()))
+    assert _verdict("continual.thm5.4") == Verdict.REFUTED

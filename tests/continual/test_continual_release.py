@@ -1,0 +1,156 @@
+"""Batch and online release: exactness of the post-processing, noise scale, streams, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpverify.continual import expected_mse, fenwick_strategy, release, stream
+from dpverify.continual.fda import fda_weights
+from dpverify.continual.fenwick import descent_sums, node_sums
+
+METHODS = ["naive", "fenwick", "fda"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("noise", ["laplace", "discrete"])
+def test_release_shape_type_and_reproducible(method, noise):
+    a = np.array([3, 0, 2, 5, 1, 1, 0])
+    keep = a.copy()
+    r1 = release(a, 1.0, method, rng=42, noise=noise)
+    r2 = release(a, 1.0, method, rng=np.random.default_rng(42), noise=noise)
+    assert r1.shape == (7,) and np.array_equal(r1, r2)
+    assert np.array_equal(a, keep)
+    if noise == "discrete":
+        assert r1.dtype.kind == "i"
+    assert not np.array_equal(r1, release(a, 1.0, method, rng=43, noise=noise))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_huge_epsilon_gives_the_truth(method):
+    a = np.random.default_rng(0).integers(0, 10, size=200)
+    out = release(a, 1e12, method, rng=0, noise="discrete")
+    assert np.array_equal(out, np.cumsum(a))
+    out = release(a, 1e12, method, rng=0)
+    assert np.allclose(out, np.cumsum(a), atol=1e-6)
+
+
+def test_discrete_node_noise_has_the_privacy_scale():
+    """Recover the node noise Z = M W⁻¹ (s - s_true) of an FDA release and compare its per-node
+    variance with 2r/(1-r)², r = exp(-ελ_i) (levels pooled).  Seeded; |z| > 6 has probability < 1e-8."""
+    n, eps, reps = 63, 0.7, 3000
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, size=n)
+    lam = fda_weights(n)
+    M = fenwick_strategy(n)
+    Z = np.empty((reps, n))
+    for k in range(reps):
+        d = release(a, eps, "fda", rng=rng, noise="discrete") - np.cumsum(a)
+        Z[k] = M @ np.diff(d, prepend=0)  # node noise = M (W⁻¹ d)
+    r = np.exp(-eps * lam)
+    var = 2 * r / (1 - r) ** 2
+    z = (np.mean(Z**2, axis=0) - var) / (np.std(Z**2, axis=0, ddof=1) / math.sqrt(reps))
+    assert np.max(np.abs(z)) < 6
+    # and it is not the scale of the unweighted mechanism (the test can fail)
+    r_bad = np.exp(-eps)
+    z_bad = (np.mean(Z**2, axis=0) - 2 * r_bad / (1 - r_bad) ** 2) / (np.std(Z**2, axis=0, ddof=1) / math.sqrt(reps))
+    assert np.max(np.abs(z_bad)) > 6
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("noise", ["laplace", "discrete"])
+def test_simulated_mse_matches_exact(method, noise):
+    """Seeded; total squared error over 37 releases, |z| > 5 has probability < 1e-6."""
+    rng = np.random.default_rng(99)
+    a = rng.integers(0, 9, size=37)
+    sq = np.array([np.sum((release(a, 0.9, method, rng=rng, noise=noise) - np.cumsum(a)) ** 2) for _ in range(1500)])
+    exp = expected_mse(37, 0.9, method, noise=noise).sum()
+    assert abs(sq.mean() - exp) < 5 * sq.std(ddof=1) / math.sqrt(sq.size)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_stream_equals_batch_laplace(method):
+    a = np.random.default_rng(3).integers(0, 7, size=5000)
+    s = stream(5000, 0.8, method, rng=11)
+    online = np.array([s.push(int(x)) for x in a])
+    batch = release(a, 0.8, method, rng=11)
+    assert np.allclose(online, batch, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_stream_discrete_integers_and_bound(method):
+    s = stream(5, 1.0, method, rng=1, noise="discrete")
+    outs = [s.push(x) for x in (1, 2, 0, 3.0, np.int64(4))]
+    assert all(isinstance(v, (int, np.integer)) for v in outs)
+    assert s.remaining == 0
+    with pytest.raises(ValueError, match="n=5"):
+        s.push(1)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, float("nan"), float("inf"), "3", None, True])
+def test_stream_bad_count(bad):
+    s = stream(3, 1.0, "fda", rng=0)
+    with pytest.raises((ValueError, TypeError), match="a_t"):
+        s.push(bad)
+    assert s.remaining == 3  # nothing consumed
+    s.push(2)
+    assert s.remaining == 2
+
+
+def test_stream_per_push_is_constant_state():
+    s = stream(2**20, 1.0, "fda", rng=0)
+    for _ in range(1000):
+        s.push(1)
+    assert len(s._true) <= 20
+
+
+@pytest.mark.parametrize(
+    "counts, match",
+    [
+        ([1, -1, 2], "counts"),
+        ([1, 0.5, 2], "counts"),
+        ([1, float("nan")], "counts"),
+        ([[1, 2], [3, 4]], "counts"),
+        ([], "counts"),
+        ("123", "counts"),
+    ],
+)
+def test_release_bad_counts(counts, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        release(counts, 1.0, "fda", rng=0)
+
+
+@pytest.mark.parametrize("eps", [0, -1.0, float("nan"), float("inf"), "1", None])
+def test_bad_epsilon(eps):
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        release([1, 2], eps, "fda", rng=0)
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        expected_mse(3, eps, "fda")
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        stream(3, eps, "fda")
+
+
+@pytest.mark.parametrize("n", [0, -2, 2.5, True])
+def test_bad_n(n):
+    with pytest.raises((ValueError, TypeError), match="n"):
+        expected_mse(n, 1.0, "fda")
+    with pytest.raises((ValueError, TypeError), match="n"):
+        stream(n, 1.0, "fda")
+
+
+def test_bad_method_noise_rng():
+    with pytest.raises(ValueError, match="method"):
+        release([1], 1.0, "nope")
+    with pytest.raises(ValueError, match="noise"):
+        release([1], 1.0, "fda", noise="gauss")
+    with pytest.raises((ValueError, TypeError), match="rng"):
+        release([1], 1.0, "fda", rng=-1)
+    with pytest.raises((ValueError, TypeError), match="noise"):
+        expected_mse(3, 1.0, "fda", noise="gauss")
+
+
+def test_large_release_runs():
+    a = np.ones(2**20 - 1, dtype=np.int64)
+    out = release(a, 1.0, "fda", rng=0, noise="discrete")
+    assert out.shape == a.shape and out.dtype.kind == "i"
+    assert np.array_equal(descent_sums(node_sums(a)), np.cumsum(a))

@@ -1,0 +1,42 @@
+"""The primitives claims reach their expected verdicts, and breaking the code changes them."""
+
+import numpy as np
+import pytest
+
+import dpverify.primitives.claims as pc
+from dpverify.claims import Verdict, all_claims, run_claims
+
+
+def test_primitives_claims_as_expected():
+    results = run_claims(all_claims("primitives."))
+    assert len(results) >= 7
+    bad = [(r.claim.id, r.verdict.value, r.error) for r in results if not r.as_expected]
+    assert not bad
+
+
+def test_laplace_claim_fails_with_half_scale(monkeypatch):
+    monkeypatch.setattr(pc, "laplace_scale", lambda s, e: s / (2 * e))
+    assert pc._laplace_dp().verdict is Verdict.REFUTED
+
+
+def test_expmech_claim_fails_without_factor_2(monkeypatch):
+    real = pc.exponential_probabilities
+    monkeypatch.setattr(pc, "exponential_probabilities", lambda q, s, e, factor=2.0: real(q, s, e, factor=1.0))
+    assert pc._expmech().verdict is Verdict.REFUTED
+
+
+def test_sequential_claim_fails_if_composition_undercounts(monkeypatch):
+    monkeypatch.setattr(pc, "sequential_epsilon", lambda e: float(np.max(e)))
+    assert pc._sequential().verdict is Verdict.REFUTED
+
+
+def test_usefulness_claim_fails_with_wrong_alpha(monkeypatch):
+    monkeypatch.setattr(pc, "laplace_alpha", lambda d, e, m, b: d / e * np.log(1 / b))
+    assert pc._usefulness().verdict is Verdict.REFUTED
+
+
+def test_interactive_claim_would_hold_if_sensitivity_were_2(monkeypatch):
+    calls = iter([2.0, 2.0])
+    monkeypatch.setattr(pc, "l1_sensitivity", lambda A: next(calls))
+    # the sensitivity part alone does not rescue it: the scheme still spends 3ε/2
+    assert pc._interactive().verdict is Verdict.ERRATUM

@@ -1,0 +1,56 @@
+"""Seed ids → paper sections, and the provenance helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dpverify.report.papers import PAPERS, paper_for_seed, papers_from_spec
+from dpverify.report.provenance import collect_provenance, find_seeds, git_revision
+
+SPEC = Path("/work/shared/SPEC.md")
+
+
+def test_table_matches_spec():
+    """The package's copy of SPEC.md's seed table equals the table itself (when SPEC.md is at hand)."""
+    if not SPEC.is_file():
+        pytest.skip(f"{SPEC} not present: nothing to compare the seed table with")
+    assert papers_from_spec(SPEC) == PAPERS
+
+
+def test_papers_from_spec_parses_a_table(tmp_path):
+    spec = tmp_path / "SPEC.md"
+    spec.write_text("| seed file | paper | room |\n|---|---|---|\n"
+                    "| `007_abc.txt` | Doe, *A title* — remark | `rr` |\nnot a | row\n")
+    got = papers_from_spec(spec)
+    assert list(got) == ["007"]
+    assert got["007"].title == "Doe, A title" and got["007"].room == "rr" and got["007"].seed_file == "007_abc.txt"
+
+
+@pytest.mark.parametrize("seed", ["004", "4", " 004 ", "004_2063bbaa5f69f7be.txt", "004.txt"])
+def test_seed_spellings(seed):
+    assert paper_for_seed(seed) is PAPERS["004"]
+
+
+@pytest.mark.parametrize("seed", ["seed-x", "", "dpverify", "9", "004x"])
+def test_unknown_seed_gets_own_section(seed):
+    p = paper_for_seed(seed)
+    assert not p.known and p.key == (seed.strip() or "(no seed)")
+
+
+def test_validation():
+    with pytest.raises(TypeError, match="seed"):
+        paper_for_seed(4)
+    with pytest.raises(TypeError, match="evidence"):
+        find_seeds([1])
+    with pytest.raises(TypeError, match="command"):
+        collect_provenance(command=3)
+
+
+def test_seeds_and_git(tmp_path):
+    assert find_seeds({"seed": 1, "rng_seeds": [1, 2], "sub": {"Seed": 3, "x": 4}, "x": 5}) == {
+        "seed": 1, "rng_seeds": [1, 2], "sub.Seed": 3}
+    assert git_revision(tmp_path) == {"revision": "unknown", "dirty": None}  # not a checkout
+    rev = collect_provenance(command="c")["git_revision"]
+    assert rev == "unknown" or len(rev) == 40
