@@ -23,7 +23,8 @@ _VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inco
 
 
 def _console() -> Console:
-    return Console(stderr=False, soft_wrap=False)
+    # Not a terminal (CI logs, pipes): a wide fixed width so ids and evidence stay readable.
+    return Console(stderr=False, soft_wrap=False, width=None if sys.stdout.isatty() else 180)
 
 
 def _short(evidence: dict, width: int = 90) -> str:
@@ -70,7 +71,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout, progress=tick)
         table = Table(title="dpverify: claims of the papers, checked", show_lines=False)
         for col in ("claim", "method", "expected", "verdict", "s", "evidence"):
-            table.add_column(col, overflow="fold" if col == "evidence" else "ellipsis")
+            table.add_column(col, overflow="fold", no_wrap=col in ("method", "expected", "verdict", "s"))
         for r in results:
             v = r.verdict.value
             mark = "" if r.as_expected else " ✗"

@@ -136,7 +136,24 @@ def _geometric_law(mu: int, epsilon: float, K: int) -> np.ndarray:
     return p
 
 
-@claim("audit.ground_truth", source=DEF, method="exact computation", expected="holds",
+def _ground_truth_figure(outcome):
+    from matplotlib.figure import Figure
+
+    d = outcome.figure_data
+    fig = Figure(figsize=(4.5, 4))
+    ax = fig.add_subplot()
+    for name in sorted(set(d["names"])):
+        idx = [i for i, n in enumerate(d["names"]) if n == name]
+        ax.scatter([d["exact"][i] for i in idx], [d["eps_lb"][i] for i in idx], label=name, s=18)
+    top = max(d["exact"]) * 1.05
+    ax.plot([0, top], [0, top], "k--", lw=1, label="ε_lb = exact ε(δ)")
+    ax.set_xlabel("exact ε(δ) from the output laws")
+    ax.set_ylabel("auditor's ε_lb (99 %)")
+    ax.legend(fontsize=7)
+    return fig
+
+
+@claim("audit.ground_truth", source=DEF, method="exact computation", expected="holds", figure=_ground_truth_figure,
        statement="The auditor's ε_lb never exceeds the exact ε(δ) of discrete mechanisms (k-RR, exponential, "
                  "geometric on a clipped range) computed from their output laws",
        proof="audit/auditor_validity.md")
@@ -174,9 +191,10 @@ def _ground_truth(thorough: bool = False) -> Outcome:
                 worst = max(worst, gap)
                 rows.append([name, delta, s, round(r.epsilon, 4), round(exact_eps, 4)])
     ok = worst <= 1e-12  # the grid value is ≥ the exact ε(δ), so a valid bound stays below it
+    fig = {"names": [r[0] for r in rows], "eps_lb": [r[3] for r in rows], "exact": [r[4] for r in rows]}
     return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED,
                    {"max_eps_lb_minus_exact": worst, "audits": len(rows), "examples": rows[:: max(1, len(rows) // 6)],
-                    "confidence": 0.99})
+                    "confidence": 0.99}, figure_data=fig)
 
 
 @claim("audit.false_refutation_rate", source=DEF, method="simulation", expected="holds",
@@ -216,13 +234,63 @@ def _power(thorough: bool = False) -> Outcome:
 
 
 @claim("audit.tightness_laplace", source=LAP, method="simulation", expected="holds",
-       statement="Laplace mechanism ε = 1: ε_lb ≥ 0.98 at 99 % confidence from 10^6 samples per input; "
-                 "ε = 0.1: ε_lb ≥ 0.098 from 10^7 samples",
+       statement="Laplace mechanism ε = 1: ε_lb ≥ 0.98 at 99 % confidence from 10^6 samples per input "
+                 "(issue target; seed 0, seeds 0–4 with --thorough)",
        proof="audit/auditor_validity.md")
 def _tightness(thorough: bool = False) -> Outcome:
-    r1 = epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=10**6, rng=1)
-    r2 = epsilon_lower_bound(LaplaceMechanism(0.1), 0.0, 1.0, samples=10**7, rng=1)
-    ok = r1.epsilon >= 0.98 and r2.epsilon >= 0.098 and r1.epsilon <= 1.0 and r2.epsilon <= 0.1
+    seeds = range(5) if thorough else range(1)
+    vals = [epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=10**6, rng=s).epsilon for s in seeds]
+    ok = min(vals) >= 0.98 and max(vals) <= 1.0
+    return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED, {"eps_lb": vals, "seeds": list(seeds), "target": 0.98})
+
+
+@claim("audit.tightness_laplace_eps0.1", source=LAP, method="simulation", expected="refuted",
+       statement="Laplace mechanism ε = 0.1: ε_lb ≥ 0.098 at 99 % confidence from 10^7 samples per input "
+                 "(issue target; seed 0, seeds 0–4 with --thorough). Not met: Clopper–Pearson + Bonferroni on "
+                 "5·10^6 estimation samples loses ≈ 2.4e-3 (mean ε_lb ≈ 0.0976)",
+       proof="audit/auditor_validity.md")
+def _tightness01(thorough: bool = False) -> Outcome:
+    seeds = range(5) if thorough else range(1)
+    vals = [epsilon_lower_bound(LaplaceMechanism(0.1), 0.0, 1.0, samples=10**7, rng=s).epsilon for s in seeds]
+    ok = min(vals) >= 0.098 and max(vals) <= 0.1
     return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED,
-                   {"eps_lb_at_1": r1.epsilon, "event_1": r1.event.description,
-                    "eps_lb_at_0.1": r2.epsilon, "event_0.1": r2.event.description, "seed": 1})
+                   {"eps_lb": vals, "seeds": list(seeds), "target": 0.098, "best_published": 0.0968})
+
+
+# ----------------------------------------------------------------- floating point (Mironov 2012)
+
+_FP = Source("002", "拉普拉斯机制", "M(D) = f(D) + Lap(Δf/ε), computed in double precision")
+
+
+def _fp_audit(mech, thorough):
+    from dpverify.audit.floating_point import fp_attack_statistic
+
+    return _audit(mech, 0.0, 1.0, mech.epsilon, 2_000_000 if thorough else 200_000, seed=3,
+                  confidence=0.99, statistic=fp_attack_statistic(1.0))
+
+
+@claim("audit.fp_textbook_laplace", source=_FP, method="audit", expected="refuted", proof="audit/auditor_fp.md",
+       statement="The textbook floating-point Laplace mechanism f(D) − b·sgn(r)·ln(1 − 2|r|), b = 1/ε, "
+                 "is ε-DP for ε = 0.1 (f(D) = 0, f(D') = 1)")
+def _fp_textbook(thorough: bool = False) -> Outcome:
+    from dpverify.audit.floating_point import TextbookLaplace
+
+    return _fp_audit(TextbookLaplace(0.1), thorough)
+
+
+@claim("audit.fp_library_laplace", source=_FP, method="audit", expected="refuted", proof="audit/auditor_fp.md",
+       statement="dpverify.primitives.laplace_mechanism (numpy Generator.laplace added in floating point) is "
+                 "ε-DP for ε = 0.1 as implemented (f(D) = 0, f(D') = 1)")
+def _fp_library(thorough: bool = False) -> Outcome:
+    from dpverify.audit.floating_point import LibraryLaplace
+
+    return _fp_audit(LibraryLaplace(0.1), thorough)
+
+
+@claim("audit.fp_safe_laplace", source=_FP, method="audit", expected="inconclusive", proof="audit/auditor_fp.md",
+       statement="dpverify.primitives.safe_laplace_mechanism (grid 2^-10, integer noise) is ε-DP for ε = 0.1, "
+                 "also against the floating-point attack")
+def _fp_safe(thorough: bool = False) -> Outcome:
+    from dpverify.audit.floating_point import SafeLaplace
+
+    return _fp_audit(SafeLaplace(0.1), thorough)

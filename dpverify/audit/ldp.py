@@ -222,6 +222,8 @@ def _standard_float(P: np.ndarray, E: float, delta: float, atol: float):
         A = P[a0 : a0 + block]
         hs = np.maximum(0.0, A[:, None, :] - E * P[None, :, :]).sum(axis=2)  # proof: standard-pairs
         violations += int((hs > delta + atol).sum())
+        if n > 1:  # report a pair of distinct inputs (a row against itself gives 0)
+            hs[np.arange(len(A)), a0 + np.arange(len(A))] = -1.0
         k = int(np.argmax(hs))
         if hs.flat[k] > best:
             best, arg = float(hs.flat[k]), (a0 + k // n, k % n)
@@ -320,14 +322,16 @@ def _check_ldp_exact(P: Any, epsilon: Any, delta: Any, definition: str) -> LDPRe
             required_delta=_exact_simplify(req), rows=(arg[0], arg[1]), outputs=(arg[2],),
             violations=nviol, exact=True,
         )
-    best, arg, nviol = zero, (0, 0), 0
+    best, arg, nviol = None, (0, 0), 0
     for a in range(n):
         for c in range(n):
+            if a == c and n > 1:
+                continue  # a row against itself gives 0
             S = [j for j in range(m) if _gt(M[a][j], E * M[c][j])]
             hs = sum((M[a][j] for j in S), zero) - E * sum((M[c][j] for j in S), zero)
             if _gt(hs, dlt):
                 nviol += 1
-            if _gt(hs, best):
+            if best is None or _gt(hs, best):
                 best, arg = hs, (a, c)
     a, c = arg
     S = tuple(j for j in range(m) if _gt(M[a][j], E * M[c][j]))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_real
+from dpverify._validation import check_epsilon, check_positive_int, check_real
 
 __all__ = [
     "BinDifference",
@@ -96,6 +96,11 @@ class GeometricMechanism:
     sensitivity: int = 1
     scale_factor: float = 1.0
 
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_positive_int(self.sensitivity, "sensitivity")
+        check_real(self.scale_factor, "scale_factor", positive=True)
+
     def __call__(self, data, rng, n):
         from dpverify.primitives.sampling import discrete_laplace
 
@@ -110,6 +115,11 @@ class ExponentialMechanism:
     sensitivity: float = 1.0
     factor: float = 2.0
 
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+        check_real(self.factor, "factor", positive=True)
+
     def __call__(self, data, rng, n):
         from dpverify.primitives.exponential import exponential_probabilities
 
@@ -123,6 +133,10 @@ class KRR:
 
     k: int
     epsilon: float
+
+    def __post_init__(self):
+        check_positive_int(self.k, "k")
+        check_epsilon(self.epsilon)
 
     def __call__(self, data, rng, n):
         from dpverify.primitives.randomized_response import randomized_response
@@ -141,6 +155,11 @@ class HistogramLaplace:
     epsilon: float
     bins: int
     sensitivity: float = 2.0
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_positive_int(self.bins, "bins")
+        check_real(self.sensitivity, "sensitivity", positive=True)
 
     def __call__(self, data, rng, n):
         h = np.bincount(np.asarray(data, dtype=np.int64), minlength=self.bins).astype(float)
@@ -170,6 +189,13 @@ class NoisyMax:
     epsilon: float
     noise: str = "laplace"
     returns: str = "index"
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        if self.noise not in ("laplace", "exponential"):
+            raise ValueError(f"noise must be 'laplace' or 'exponential', got {self.noise!r}")
+        if self.returns not in ("index", "value"):
+            raise ValueError(f"returns must be 'index' or 'value', got {self.returns!r}")
 
     def __call__(self, data, rng, n):
         q = np.asarray(data, dtype=float)
@@ -202,6 +228,13 @@ class SparseVector:
     c: int = 1
     variant: str = "alg1"
 
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.threshold, "threshold")
+        check_positive_int(self.c, "c")
+        if self.variant not in ("alg1", "no_query_noise", "no_cutoff"):
+            raise ValueError(f"variant must be 'alg1', 'no_query_noise' or 'no_cutoff', got {self.variant!r}")
+
     def __call__(self, data, rng, n):
         q = np.asarray(data, dtype=float)
         e1 = e2 = self.epsilon / 2.0
@@ -233,6 +266,9 @@ class FDARelease:
 
     epsilon: float
     noise: str = "laplace"
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
 
     def __call__(self, data, rng, n):
         from dpverify.continual import release

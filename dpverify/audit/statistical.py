@@ -56,6 +56,7 @@ _MAX_LUT = 1 << 22
 _N_UNIFORM_EDGES = 1024
 _N_TAIL_EDGES = 192
 _CLASSIFIER_TRAIN = 50_000
+_SEL_PENALTY = 1.0  # weight of the selection counts' own variance when ranking events
 
 
 class MechanismError(RuntimeError):
@@ -172,7 +173,7 @@ def _fit_classifier(out_d: np.ndarray, out_dp: np.ndarray) -> _LinearScore:
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Event:
     """A set S of outputs, defined through a scalar statistic T of the output.
 
@@ -541,7 +542,7 @@ def epsilon_lower_bound(
         for kind, mask, ca, cb, n_used in _candidates(a, b):
             # rank by the bound this event would give on n_est fresh samples, widened by the
             # selection counts' own noise (n_eff); ranking only — validity never depends on it
-            n_eff = 1.0 / (1.0 / n_used + 1.0 / n_est)
+            n_eff = 1.0 / (_SEL_PENALTY / n_used + 1.0 / n_est)
             pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
             qu = _wilson(cb / n_used, n_eff, z, upper=True)
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,14 +1,17 @@
 """Run claims: in-process, or in parallel worker processes with a time limit.
 
 A check that raises, or that runs past its time limit, becomes an
-``inconclusive`` result carrying the traceback; the other claims still run.
+``inconclusive`` result carrying the traceback (for a time-out: the stack
+where the check was stopped); the other claims still run.  In the parallel
+path every claim runs in its own forked process (and process group), so a
+stuck or dying check only ever costs its own slot.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import multiprocessing.connection
+import os
 import time
 import traceback
 from typing import Any, Callable, Iterable
@@ -52,6 +55,10 @@ def _worker(c: Claim, thorough: bool, conn: Any, stack_file: str | None = None) 
     there (faulthandler: works even inside C code), so a claim stopped for
     running too long reports where it was.
     """
+    try:
+        os.setpgid(0, 0)  # own process group: stopping the claim also stops processes it started
+    except OSError:
+        pass
     if stack_file is not None:
         import faulthandler
         import signal
@@ -94,7 +101,8 @@ def _run_in_processes(
                 c = queue.pop(0)
                 reader, writer = ctx.Pipe(duplex=False)
                 stack_file = _stack_file()
-                proc = ctx.Process(target=_worker, args=(c, thorough, writer, stack_file), daemon=True)
+                # not a daemon: a check may start processes of its own (daemons may not)
+                proc = ctx.Process(target=_worker, args=(c, thorough, writer, stack_file), daemon=False)
                 proc.start()
                 writer.close()
                 stacks[reader] = stack_file
@@ -125,7 +133,7 @@ def _run_in_processes(
                     r = _failed(c, now - t0, msg, msg)
                 elif now - t0 > limit:
                     where = _stack_of(proc, stacks.get(reader))
-                    proc.kill()
+                    _kill(proc)
                     r = Result(
                         c,
                         Outcome(Verdict.INCONCLUSIVE, {"error": f"timed out after {limit:g} s"}),
@@ -141,12 +149,25 @@ def _run_in_processes(
                     finish(r)
     finally:
         for reader, (_, proc, _) in active.items():
-            if proc.is_alive():
-                proc.kill()
+            _kill(proc)
             proc.join(timeout=5)
             reader.close()
             _remove(stacks.pop(reader, None))
     return out
+
+
+def _kill(proc: Any) -> None:
+    """Kill a worker and the processes it started (its process group)."""
+    import signal
+
+    try:
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return
+    except (OSError, AttributeError):
+        pass
+    if proc.is_alive():
+        proc.kill()
 
 
 def _stack_file() -> str | None:
@@ -177,9 +198,25 @@ def _stack_of(proc: Any, stack_file: str | None) -> str:
             if new and new == text:  # written and no longer growing
                 break
             text = new
-        return text.strip()
+        return _claim_frames(text).strip()
     except OSError:
         return ""
+
+
+def _claim_frames(stack: str) -> str:
+    """Keep the frames of the check itself: a forked worker's stack continues, below
+    ``run_claim``, with the runner's and the parent's frames, which tell nothing."""
+    out, skipping = [], False
+    for line in stack.splitlines():
+        if not line.startswith(" "):  # "Current thread 0x... (most recent call first):"
+            skipping = False
+            out.append(line)
+        elif not skipping:
+            if __file__ in line and line.rstrip().endswith(" in run_claim"):
+                skipping = True
+            else:
+                out.append(line)
+    return "\n".join(out)
 
 
 def _remove(path: str | None) -> None:

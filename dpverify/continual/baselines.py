@@ -44,6 +44,7 @@ Example
 from __future__ import annotations
 
 import numbers
+from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -274,7 +275,8 @@ def static_total_mse(n: int, epsilon: float, method: str) -> float:
     sum_t2 = n * (n + 1) * (2 * n + 1) / 6.0
     tot = 0.0
     for h in range(1, m + 1):
-        per_block = (4.0**h + 2.0) * 2.0**h / 12.0  # Σ_{x=0}^{2^h-1} min(x, 2^h - x)²  # proof: straddle-sum
+        # Σ_{x=0}^{2^h-1} min(x, 2^h - x)²
+        per_block = (4.0**h + 2.0) * 2.0**h / 12.0  # proof: straddle-sum
         c = 1.0 / (2.0**h * (2.0**h - 1)) if method == "boost" else 1.0 / 4.0**h
         tot += (n >> h) * per_block * c
     lead = sum_t2 / (n * (2.0 * n - 1)) if method == "boost" else sum_t2 / float(n) ** 2
@@ -456,23 +458,38 @@ def _digit_sums(n: int, k: int, L: int) -> np.ndarray:
     return out
 
 
+def _softmax(x):
+    x = np.clip(x, -40.0, 40.0)
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+@lru_cache(maxsize=256)
 def _optimized_shares(n: int, k: int) -> np.ndarray:
+    """Minimise Σ_j D_j v_j(λ) over the simplex (λ = softmax(x)), with the exact gradient:
+    ∂p_j/∂λ_i = λ_i k^(i−j) for i <= j (ε = 1; the optimal shares do not depend on ε)."""
     from scipy.optimize import minimize
 
     L = kary_levels(n, k)
     D = _digit_sums(n, k, L)
+    decay = np.tril(float(k) ** (np.arange(L)[None, :] - np.arange(L)[:, None]))  # [j, i] = k^(i-j), i <= j
+    scale = float(honaker_level_variances(np.full(L, 1.0 / L), k, 1.0) @ D)
 
-    def total(x):
-        lam = np.exp(x) / np.exp(x).sum()
-        return float(honaker_level_variances(lam, k, 1.0) @ D)
+    def fun(x):
+        lam = _softmax(x)
+        p = 1.0 / honaker_level_variances(lam, k, 1.0)
+        f = float(D @ (1.0 / p)) / scale
+        g_lam = -((D / p**2) @ decay) * lam / scale  # ∂f/∂λ_i
+        return f, lam * (g_lam - lam @ g_lam)  # through the softmax
 
     best = None
     for start in (np.zeros(L), np.linspace(0, 1, L), np.linspace(1, 0, L)):
-        r = minimize(total, start, method="BFGS", options={"gtol": 1e-10, "maxiter": 2000})
+        r = minimize(fun, start, jac=True, method="BFGS", options={"gtol": 1e-12, "maxiter": 5000})
         if best is None or r.fun < best.fun:
             best = r
-    lam = np.exp(best.x) / np.exp(best.x).sum()
-    return lam * (1.0 - 1e-12)
+    out = _softmax(best.x) * (1.0 - 1e-12)
+    out.setflags(write=False)
+    return out
 
 
 def honaker_expected_mse(n: int, epsilon: float, *, branching: int = 2, weights="uniform") -> np.ndarray:

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int
+from dpverify._validation import check_positive_int
 from dpverify.continual.fenwick import (
     FenwickStream,
     column_sq_norms,
     weighted_expected_mse,
-    weighted_release,
+    _release_validated,
     weighted_strategy,
 )
 from dpverify.continual.methods import ContinualMethod, register_method
@@ -221,7 +221,7 @@ def fda_strategy(n: int):
 def fda_release(counts, epsilon: float, rng, noise: str = "laplace") -> np.ndarray:
     """Batch FDA release of all running totals (counts validated by :func:`dpverify.continual.release`)."""
     a = np.asarray(counts)
-    return weighted_release(a, epsilon, fda_weights(a.size), rng, noise)
+    return _release_validated(a, epsilon, fda_weights(a.size), rng, noise)
 
 
 def _fda_stream(n, epsilon, rng, noise):

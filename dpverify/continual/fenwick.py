@@ -195,22 +195,26 @@ def column_sq_norms(n: int) -> np.ndarray:
 
 
 def node_sums(counts) -> np.ndarray:
-    """``M a``: node ``c_i = s_i - s_{i - lowbit(i)}`` from the prefix sums, O(n), exact integers.
+    """``M a``: node ``c_i = Σ_{i - lowbit(i) < j <= i} a_j`` (eq. 5.5), O(n), exact integers.
+
+    Bottom-up: every node adds its finished value to its parent ``i + lowbit(i)``;
+    level k (odd multiples of 2^k) is final once the levels below it are done.
 
     Example
     -------
     >>> node_sums([1, 2, 3, 4]).tolist()
     [1, 3, 3, 10]
     """
-    a = check_counts(counts, "counts")
-    n = a.size
-    s = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(a, out=s[1:])
-    c = np.empty(n, dtype=np.int64)
+    return _node_sums_inplace(check_counts(counts, "counts"))  # a fresh int64 copy, updated in place
+
+
+def _node_sums_inplace(c: np.ndarray) -> np.ndarray:
+    n = c.size
     for k in range(max(n, 1).bit_length()):
         step = 1 << k
-        # nodes of level k: i = step, 3 step, 5 step, ... (1-based) -> c_i = s_i - s_{i - step}
-        c[step - 1 :: 2 * step] = s[step :: 2 * step] - s[0 : n + 1 - step : 2 * step][: c[step - 1 :: 2 * step].size]
+        child = c[step - 1 :: 2 * step]  # 0-based: nodes step, 3 step, ...
+        parent = c[2 * step - 1 :: 2 * step]  # their parents 2 step, 4 step, ...
+        parent += child[: parent.size]
     return c
 
 
@@ -334,22 +338,35 @@ def draw_node_noise(weights, epsilon: float, rng: np.random.Generator, noise: st
     raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
 
 
-def weighted_release(counts, epsilon: float, weights, rng: np.random.Generator, noise: str = "laplace") -> np.ndarray:
+def weighted_release(counts, epsilon: float, weights, rng, noise: str = "laplace") -> np.ndarray:
     """``B Σ⁻¹ (Σ M a + Lap(1/ε))`` (eq. 5.8) in O(n); with ``noise="discrete"`` ``B (M a + Z)``, integers.
 
     The caller guarantees max column sum of ΣM <= 1 (then the release is ε-DP).
+
+    Example
+    -------
+    >>> weighted_release([1, 2, 3], 1e9, [0.5, 0.5, 1.0], rng=0, noise="discrete").tolist()
+    [1, 3, 6]
     """
     a = check_counts(counts, "counts")
     w = check_finite_array(weights, "weights", shape=(a.size,))
-    eps = check_epsilon(epsilon)
-    c = node_sums(a)  # M a
+    if (w <= 0).any():
+        raise ValueError("weights must be > 0")
+    if noise not in ("laplace", "discrete"):
+        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    return _release_validated(a, check_epsilon(epsilon), w, as_generator(rng), noise)
+
+
+def _release_validated(a: np.ndarray, eps: float, w: np.ndarray, rng: np.random.Generator, noise: str) -> np.ndarray:
+    c = _node_sums_inplace(a.astype(np.int64, copy=True))  # M a
     if noise == "discrete":
         z = draw_node_noise(w, eps, rng, noise)
-        return descent_sums(c + z)  # proof: release-discrete
+        c += z  # proof: release-discrete
+        return descent_sums(c)  # proof: release-discrete
     eta = draw_node_noise(w, eps, rng, noise)
     y = w * c + eta  # the ε-DP vector Σ M a + Lap(1/ε)  # proof: release-weighted
-    return descent_sums(y / w)  # post-processing B Σ⁻¹ y
-
+    y /= w  # post-processing B Σ⁻¹ y
+    return descent_sums(y)
 
 # ---------------------------------------------------------------- online release (seed 004 Alg. 5)
 #
@@ -357,8 +374,10 @@ def weighted_release(counts, epsilon: float, weights, rng: np.random.Generator, 
 # of t).  When a_t arrives with lowbit(t) = 2^k, the stored nodes of levels 0..k-1 are exactly
 # the children of node t, so c_t = a_t + the sum of their true values; they are dropped and
 # node t is stored with its noisy prefix ŝ(t - lowbit t) + (λ_t c_t + η_t)/λ_t (eq. 5.6), the
-# same floating-point operations as the batch release.  Work per push: O(log n) worst case,
-# O(1) amortised; memory O(log n) plus a noise buffer drawn in chunks from the one generator.
+# operations of the batch release.  Work per push: O(log n) worst case, O(1) amortised;
+# memory O(log n) plus a noise buffer drawn in chunks from the one generator, so with
+# continuous noise a stream and a batch release seeded alike agree to rounding (the stream
+# computes λ_t by the O(log n) walk of Alg. 4 instead of the O(n) pass).
 
 _CHUNK = 4096
 
@@ -465,7 +484,7 @@ def _plain_weights(n: int) -> np.ndarray:
 
 def _fenwick_release(counts, epsilon, rng, noise="laplace"):
     a = np.asarray(counts)
-    return weighted_release(a, epsilon, _plain_weights(a.size), rng, noise)
+    return _release_validated(a, epsilon, _plain_weights(a.size), rng, noise)
 
 
 def _fenwick_stream(n, epsilon, rng, noise):

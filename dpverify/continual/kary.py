@@ -114,13 +114,23 @@ def kary_node_span(t, k: int) -> np.ndarray:
     """``k^{v_k(t)}``: how many counts node t covers (the k-ary ``lowbit``), vectorised, t >= 1."""
     t = np.asarray(t, dtype=np.int64)
     span = np.ones(t.shape, dtype=np.int64)
-    rest = t.copy()
-    m = rest % k == 0
-    while m.any():
-        span[m] *= k
-        rest[m] //= k
-        m = rest % k == 0
-    return span
+    p = k
+    while True:
+        m = t % p == 0
+        if not m.any():
+            return span
+        span[m] = p
+        p *= k
+
+
+def _spans(n: int, k: int) -> np.ndarray:
+    """``kary_node_span(1..n)`` by strided writes, O(n)."""
+    span = np.ones(n + 1, dtype=np.int64)
+    p = k
+    while p <= n:
+        span[p::p] = p
+        p *= k
+    return span[1:]
 
 
 def kary_strategy_matrix(n: int, k: int) -> sp.csr_matrix:
@@ -312,44 +322,47 @@ def _solve_group(d: int, g_sub: float, g_tail: float) -> tuple[float, np.ndarray
     return hi, b
 
 
-@lru_cache(maxsize=64)
-def _full_minimax(k: int, j: int) -> tuple[float, np.ndarray]:
-    if j == 0:
-        lam = np.zeros(0)
-        lam.setflags(write=False)
-        return 0.0, lam
-    g, lam = _assemble_minimax(k**j - 1, k)
-    lam.setflags(write=False)
-    return g, lam
+@lru_cache(maxsize=256)
+def _full_minimax_value(k: int, j: int) -> float:
+    return 0.0 if j == 0 else _minimax_plan(k**j - 1, k)[0]
 
 
-def _assemble_minimax(n: int, k: int) -> tuple[float, np.ndarray]:
+def _minimax_plan(n: int, k: int) -> tuple[float, list]:
+    """The minimax value of n and, per group (top level first), its level j and top budgets β."""
     groups = list(_groups(n, k))
-    # bottom-up: the tail after the group of level j is everything of lower levels
-    g_tail = 0.0
+    g_tail = 0.0  # the tail after the group of level j is everything of lower levels
     solved = []
     for j, times in reversed(groups):
-        g_sub, _ = _full_minimax(k, j)
         if times.size:
-            T, b = _solve_group(times.size, g_sub, g_tail)
-            g_tail = T
+            g_tail, b = _solve_group(times.size, _full_minimax_value(k, j), g_tail)
         else:
             b = np.zeros(0)
         solved.append((j, b))
+    return g_tail, solved[::-1]
+
+
+@lru_cache(maxsize=64)
+def _full_minimax(k: int, j: int) -> np.ndarray:
+    lam = np.zeros(0) if j == 0 else _assemble_minimax(k**j - 1, k)
+    lam.setflags(write=False)
+    return lam
+
+
+def _assemble_minimax(n: int, k: int) -> np.ndarray:
     parts = []
-    for j, b in reversed(solved):
-        sub = _full_minimax(k, j)[1]
+    for j, b in _minimax_plan(n, k)[1]:
+        sub = _full_minimax(k, j)
         for beta in b:
             parts.append((1.0 - beta) * sub)
             parts.append(np.array([beta]))
-    return g_tail, (np.concatenate(parts) if parts else np.zeros(0))
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def kary_minimax_value(n: int, k: int) -> float:
     """Smallest possible largest per-release value ``max_t Σ_{path(t)} 1/λ_i²`` (times 2/ε² for the MSE)."""
     n = check_positive_int(n, "n")
     k = check_branching(k)
-    return float(_assemble_minimax(n, k)[0])
+    return float(_minimax_plan(n, k)[0])
 
 
 def kary_weights(n: int, k: int, objective: str = "total") -> np.ndarray:
@@ -366,12 +379,16 @@ def kary_weights(n: int, k: int, objective: str = "total") -> np.ndarray:
     n = check_positive_int(n, "n")
     k = check_branching(k)
     _check_objective(objective)
-    lam = _assemble_total(n, k) if objective == "total" else _assemble_minimax(n, k)[1]
+    lam = _assemble_total(n, k) if objective == "total" else _assemble_minimax(n, k)
     return lam * (1.0 - _GUARD)
 
 
 def kary_path_sums(x, k: int) -> np.ndarray:
-    """``B x`` for the k-ary tree: ``y_t = x_t + y_{t - k^{v_k(t)}}``, grouped by digit sum, O(n log n).
+    """``B x`` for the k-ary tree: ``y_t = x_t + y_{t - k^{v_k(t)}}``, O(n) strided passes.
+
+    The parent of t (lowest non-zero digit d at position v) has digit d − 1 there: for d = 1 a
+    node of a higher level, else the same level.  So levels are done from the top down and, within
+    a level, digits in increasing order; each step is one strided slice.
 
     Example
     -------
@@ -381,20 +398,18 @@ def kary_path_sums(x, k: int) -> np.ndarray:
     x = np.asarray(x)
     n = x.size
     k = check_branching(k)
-    t = np.arange(1, n + 1, dtype=np.int64)
-    parent = t - kary_node_span(t, k)  # 0 = none
-    depth = np.zeros(n, dtype=np.int64)
-    rest = t.copy()
-    while rest.any():
-        depth += rest % k
-        rest //= k
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(depth.max() + 2))
-    y = np.zeros(n + 1, dtype=np.result_type(x.dtype, np.float64) if x.dtype.kind == "f" else np.int64)
+    y = np.zeros(n + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
     y[1:] = x
-    for s in range(1, depth.max() + 1):  # parents have digit sum one less
-        idx = order[bounds[s] : bounds[s + 1]]
-        y[idx + 1] += y[parent[idx]]
+    p = 1
+    while p * k <= n:
+        p *= k
+    while p >= 1:  # level with span p, from the top down
+        for d in range(1, k):
+            tgt = y[d * p :: k * p]  # t = q k p + d p
+            if not tgt.size:
+                break
+            tgt += y[(d - 1) * p :: k * p][: tgt.size]  # proof: kary-pathsum
+        p //= k
     return y[1:]
 
 
@@ -460,7 +475,7 @@ def kary_node_sums(a: np.ndarray, k: int) -> np.ndarray:
     s = np.zeros(a.size + 1, dtype=np.int64)
     np.cumsum(a, out=s[1:])
     t = np.arange(1, a.size + 1, dtype=np.int64)
-    return s[t] - s[t - kary_node_span(t, k)]
+    return s[1:] - s[t - _spans(a.size, k)]
 
 
 def kary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
@@ -485,7 +500,8 @@ def kary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, br
         return kary_path_sums(c + discrete_laplace(1.0 / (eps * lam), lam.size, g), k)
     if noise != "laplace":
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
-    y = lam * c + g.laplace(0.0, 1.0 / eps, size=lam.size)  # ε-DP: max column sum of ΣM <= 1  # proof: kary-release
+    # ε-DP: every column sum of ΣM is <= 1, so Lap(1/ε) on ΣMa suffices
+    y = lam * c + g.laplace(0.0, 1.0 / eps, size=lam.size)  # proof: kary-release
     return kary_path_sums(y / lam, k)
 
 

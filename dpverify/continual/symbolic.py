@@ -32,6 +32,7 @@ __all__ = [
     "err_org_recursion",
     "err_org_closed_form",
     "ratio_sequence",
+    "lambda_expression",
 ]
 
 alpha = sp.Symbol("alpha", positive=True)
@@ -60,6 +61,29 @@ def stationary_alpha(e, w):
         raise AssertionError(f"expected one real stationary point, got {roots}")
     root = sp.simplify(real[0])
     return root.subs({u: sp.cbrt(e), v: sp.cbrt(w)})
+
+
+def lambda_expression(k: int, m: int):
+    """λ_k for n = 2^m - 1 as a product in the symbols α_1..α_m (Alg. 4 walked symbolically).
+
+    Left of the split point div = 2^(t-1) a node lies in the α_t-scaled copy,
+    right of it in the unscaled copy (k -> k - div); at the split it takes 1 - α_t.
+
+    Example
+    -------
+    >>> lambda_expression(1, 2)
+    alpha_2*(1 - alpha_1)
+    """
+    a = sp.symbols(f"alpha_1:{m + 1}", positive=True)
+    expr, kt, t, div = sp.Integer(1), k, m, 2 ** (m - 1)
+    while div != kt:
+        if kt < div:
+            expr *= a[t - 1]
+        else:
+            kt -= div
+        t -= 1
+        div //= 2
+    return expr * (1 - a[t - 1])
 
 
 def err_recursion(e, m):

@@ -147,8 +147,9 @@ def _ppca_privacy(thorough: bool = False) -> Outcome:
     leaked = err < 1e-6 or err3 < 1e-6
     return Outcome(Verdict.REFUTED if leaked else Verdict.HOLDS, {
         "rows": X.shape[0], "max_abs_diff_k_eq_p": err, "max_abs_diff_k_eq_p_minus_3": err3,
-        "why": "σ² = mean of discarded eigenvalues = 0, so x′ = W Λ⁻¹ W ᵀ… = U_k U_kᵀ(x − μ) + μ = x: "
-               "the published table is the original one"})
+        "units": "original units (capital-gain ranges up to 99999)",
+        "why": "when the discarded eigenvalues are 0, σ² = 0, the posterior and the likelihood are point "
+               "masses and x′ = U_k U_kᵀ(x − μ) + μ = x: the published table is the original one"})
 
 
 @functools.lru_cache(maxsize=2)

@@ -73,10 +73,11 @@ class Accountant:
     >>> acc = Accountant(1.0)
     >>> acc.spend(0.4, "f1"); acc.spend(0.6, "f2"); round(acc.remaining, 12)
     0.0
-    >>> acc.spend(0.1, "f3")
-    Traceback (most recent call last):
-    ...
-    dpverify.primitives.composition.BudgetExceeded: spending 0.1 on 'f3' would exceed the budget 1.0 (spent 1.0)
+    >>> try:
+    ...     acc.spend(0.1, "f3")
+    ... except BudgetExceeded as exc:
+    ...     print(exc)
+    spending 0.1 on 'f3' would exceed the budget 1.0 (spent 1.0)
     """
 
     def __init__(self, budget: float, *, tolerance: float = 1e-12):

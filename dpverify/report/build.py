@@ -108,6 +108,7 @@ def make_report(
     progress: Callable[[Result], None] | None = None,
     command: str | None = None,
     proofs_root: str | Path | None = None,
+    compare_with: Mapping[str, Any] | None = None,
 ) -> ReportFiles:
     """Run the claims and write ``out_dir/report.html`` and ``out_dir/report.json``.
 
@@ -134,6 +135,9 @@ def make_report(
         The command line recorded in the provenance.
     proofs_root : path, optional
         Where the proof documents are (default: this source tree's ``proofs/``).
+    compare_with : mapping, optional
+        An earlier report document (:func:`load_report`); the changes since
+        it are stored under ``"comparison"`` and shown in the page.
     """
     if not isinstance(out_dir, (str, Path)):
         raise TypeError(f"out_dir must be a path, got {out_dir!r} of type {type(out_dir).__name__}")
@@ -144,6 +148,10 @@ def make_report(
         raise TypeError(f"thorough must be a bool, got {thorough!r}")
     if only is not None and not isinstance(only, str):
         raise TypeError(f"only must be a string, got {only!r} of type {type(only).__name__}")
+    if compare_with is not None and (not isinstance(compare_with, Mapping)
+                                     or not isinstance(compare_with.get("claims"), list)):
+        raise ValueError("compare_with must be a report document with a 'claims' list (old), "
+                         f"got {type(compare_with).__name__}")
     selected = all_claims(only) if claims is None else list(claims)
     if not all(isinstance(c, Claim) for c in selected):
         raise TypeError("claims must be dpverify.claims.Claim objects")
@@ -176,6 +184,10 @@ def make_report(
         figures_drawn=figures,
         settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough},
     )
+    if compare_with is not None:
+        from dpverify.report.compare import compare_reports
+
+        doc["comparison"] = compare_reports(compare_with, doc).to_json()
     page = render_html(doc, evidence={r.claim.id: r.outcome.evidence for r in results}, figures=figures,
                        proofs_root=proofs_root)
     out.mkdir(parents=True, exist_ok=True)

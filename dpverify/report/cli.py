@@ -1,4 +1,4 @@
-"""``dpverify report``: write the audit report, or compare two runs.
+"""dpverify report: write the audit report (HTML + JSON), or compare two runs.
 
     dpverify report [--only PREFIX] --out DIR [--jobs N] [--timeout S] [--thorough]
     dpverify report --compare OLD.json [NEW.json] [--out DIR] [--json]
@@ -26,7 +26,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "report",
         help="run the claims and write a self-contained HTML + JSON audit report; or compare two runs",
-        description=__doc__.split("\n\n")[0],
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
     p.add_argument("--out", metavar="DIR", help="write DIR/report.html and DIR/report.json")
@@ -46,7 +47,7 @@ def _command_line() -> str:
     return " ".join(["dpverify", *(shlex.quote(a) for a in sys.argv[1:])]) if sys.argv[1:] else "dpverify report"
 
 
-def _run(args: argparse.Namespace, only: str | None, out: str | None):
+def _run(args: argparse.Namespace, only: str | None, out: str | None, compare_with=None):
     import tempfile
 
     from dpverify.report import make_report
@@ -75,9 +76,11 @@ def _run(args: argparse.Namespace, only: str | None, out: str | None):
         if out is None:
             with tempfile.TemporaryDirectory() as tmp:
                 return make_report(tmp, claims=claims, only=only, jobs=args.jobs, timeout=args.timeout,
-                                   thorough=args.thorough, progress=tick, command=_command_line())
+                                   thorough=args.thorough, progress=tick, command=_command_line(),
+                                   compare_with=compare_with)
         return make_report(out, claims=claims, only=only, jobs=args.jobs, timeout=args.timeout,
-                           thorough=args.thorough, progress=tick, command=_command_line())
+                           thorough=args.thorough, progress=tick, command=_command_line(),
+                           compare_with=compare_with)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -119,7 +122,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         new_label = args.compare[1]
     else:
         only = args.only if args.only is not None else old.get("only")
-        new = _run(args, only, args.out).document
+        new = _run(args, only, args.out, compare_with=old).document
         new_label = str(Path(args.out) / "report.json") if args.out else "this run"
     cmp = compare_reports(old, new, rtol=args.rtol)
     if args.json:

@@ -61,6 +61,8 @@ math { font-size: 1.15em; } .formula math { math-style: normal; }
 .proofdoc { border: 1px solid #d0d7de; border-radius: 6px; padding: 4px 18px; margin: 16px 0; }
 .missing { color: var(--refuted); }
 nav ol { columns: 2; }
+@media print { body { max-width: none; padding: 0; font-size: 12px; } .claim, figure, tr { break-inside: avoid; }
+               a { color: inherit; text-decoration: none; } }
 """
 
 
@@ -108,6 +110,11 @@ def _render_markdown(text: str, link_map: Mapping[str, str], doc_path: str) -> s
     base = Path(doc_path).parent
     for tok in tokens:
         for child in tok.children or []:
+            if child.type == "image" and not str(child.attrGet("src") or "").startswith("data:"):
+                # an image file is not beside the report: show its description instead
+                alt = "".join(c.content for c in child.children or []) or str(child.attrGet("src"))
+                child.type, child.tag, child.content, child.children = "text", "", f"[image: {alt}]", None
+                continue
             if child.type == "link_open":
                 href = str(child.attrGet("href") or "")
                 if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("#"):
@@ -217,6 +224,8 @@ def render_html(
     for k in order:
         out.append(f'<li><a href="#{paper_ids[k]}">{_e(papers[k].title)}</a> '
                    f'<span class="muted">({len(by_paper[k])} claims)</span></li>')
+    if doc.get("comparison") is not None:
+        out.append('<li><a href="#changes">Changes since the earlier run</a></li>')
     out.append('<li><a href="#provenance">Provenance</a></li>')
     if proof_texts:
         out.append('<li><a href="#proofs">Proof documents</a></li>')
@@ -252,6 +261,9 @@ def render_html(
                        f'<td>{_badge(c.get("verdict", "?"))}</td><td>{_e(note)}</td></tr>')
         out.append("</tbody></table>")
     out.append("</section>")
+
+    if doc.get("comparison") is not None:
+        out.append(_changes_html(doc["comparison"], claim_ids))
 
     # --- one section per paper
     for k in order:
@@ -308,6 +320,30 @@ def render_html(
     return "\n".join(out) + "\n"
 
 
+def _changes_html(cmp: Mapping[str, Any], claim_ids: Mapping[str, str]) -> str:
+    old = cmp.get("old") or {}
+    changes = list(cmp.get("changes") or [])
+    out = ['<section id="changes"><h2>Changes since the earlier run</h2>',
+           f'<p class="muted">earlier run: started {_e(old.get("started_utc", "?"))}, git '
+           f'{_e(old.get("git_revision", "unknown"))}, <code>{_e(old.get("command", ""))}</code>; '
+           f'{int(cmp.get("compared", 0))} claims in both runs.</p>']
+    if not changes:
+        out.append("<p>No verdict changed, no claim was added or removed, no evidence number moved.</p></section>")
+        return "\n".join(out)
+    out.append("<table><thead><tr><th>change</th><th>claim</th><th>field</th><th>earlier</th><th>now</th>"
+               "<th>rel. change</th></tr></thead><tbody>")
+    for ch in changes:
+        cid = str(ch.get("claim", ""))
+        name = f'<a href="#{claim_ids[cid]}">{_e(cid)}</a>' if cid in claim_ids else _e(cid)
+        cls = ' class="differs"' if ch.get("kind") in ("verdict", "removed", "expected") else ""
+        rel = ch.get("rel_change")
+        out.append(f"<tr><td{cls}>{_e(ch.get('kind', ''))}</td><td>{name}</td><td>{_e(ch.get('field', ''))}</td>"
+                   f"<td>{value_html(ch.get('old'))}</td><td>{value_html(ch.get('new'))}</td>"
+                   f"<td>{'' if rel is None else f'{float(rel):.3g}'}</td></tr>")
+    out.append("</tbody></table></section>")
+    return "\n".join(out)
+
+
 def _claim_html(
     c: Mapping[str, Any],
     anchor: str,
@@ -335,7 +371,7 @@ def _claim_html(
     if proof:
         key = _normpath(proof)
         if key in proof_ids:
-            out.append(f'<dt>proof</dt><dd><a href="#x{proof_ids[key]}">proofs/{_e(proof)}</a></dd>')
+            out.append(f'<dt>proof</dt><dd><a href="#{proof_ids[key]}">proofs/{_e(proof)}</a></dd>')
         else:
             out.append(f'<dt>proof</dt><dd><span class="missing">proofs/{_e(proof)} (document not found)</span></dd>')
     out.append("</dl>")

@@ -34,9 +34,11 @@ _ENTITY_RE = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
 _XML_ENTITIES = {"lt", "gt", "amp", "quot", "apos"}
 # what str() of a sympy expression may contain; anything else is not parsed back
 _SAFE_EXPR_RE = re.compile(r"^[\w\s+\-*/^().,\[\]{}:<>=!|&~']*$")
+_ATTR_RE = re.compile(r"\.\s*[A-Za-z_]")
 _NAME_RE = re.compile(r"\b([A-Za-z_]\w*)\b(?!\s*\()")
 _CONSTANTS = {"E", "I", "pi", "oo", "zoo", "nan", "true", "false", "True", "False"}
 _MAX_ITEMS = 12
+_MAX_ROWS = 40
 _MAX_DEPTH = 4
 
 
@@ -65,17 +67,62 @@ def _expr_html(value: Mapping[str, Any]) -> str:
     """``{"sympy": str, "latex": latex}`` as MathML, or as LaTeX source if it cannot be parsed back."""
     text = str(value.get("sympy", ""))
     latex = str(value.get("latex", text))
-    if text and len(text) < 5000 and "__" not in text and _SAFE_EXPR_RE.match(text):
+    expr = _parse_sympy_text(text)
+    if expr is not None:
         try:
-            import sympy
-
-            # a bare name is a symbol (N, S, gamma, ...), a name before "(" a function
-            names = {m.group(1) for m in _NAME_RE.finditer(text)} - _CONSTANTS
-            local = {n: sympy.Symbol(n) for n in names}
-            return _formula(sympy.sympify(text, locals=local), latex)
+            return _formula(expr, latex)
         except Exception:
             pass
     return f'<code class="latex" title="LaTeX">{_e(latex)}</code>'
+
+
+_NAMESPACE: dict[str, Any] | None = None
+
+
+def _sympy_namespace() -> dict[str, Any]:
+    """Only sympy's expression classes, functions and constants -- no builtins, modules or helpers
+    (``sympify``, ``lambdify``, ``preview`` ... are absent), so parsing text cannot run code."""
+    global _NAMESPACE
+    if _NAMESPACE is None:
+        import sympy
+        from sympy.core.function import FunctionClass
+
+        ns: dict[str, Any] = {"__builtins__": {}}
+        for name in dir(sympy):
+            if name.startswith("_"):
+                continue
+            v = getattr(sympy, name)
+            if isinstance(v, (sympy.Basic, FunctionClass)) or (
+                isinstance(v, type) and issubclass(v, (sympy.Basic, sympy.MatrixBase))
+            ):
+                ns[name] = v
+        for name in ("sqrt", "root", "cbrt", "real_root"):  # plain functions that build powers
+            ns[name] = getattr(sympy, name)
+        _NAMESPACE = ns
+    return _NAMESPACE
+
+
+def _parse_sympy_text(text: str) -> Any:
+    """Parse ``str(expr)`` back into a sympy expression, safely; ``None`` when that is not possible.
+
+    The text must consist of expression characters only (no attribute access,
+    no dunder names) and is evaluated with a namespace of sympy expression
+    types only.  A bare name is a symbol (N, S, gamma, ...); a name before
+    "(" a function.
+    """
+    if not text or len(text) > 5000 or "__" in text or _ATTR_RE.search(text) or not _SAFE_EXPR_RE.match(text):
+        return None
+    try:
+        from sympy.parsing.sympy_parser import parse_expr
+
+        names = {m.group(1) for m in _NAME_RE.finditer(text)} - _CONSTANTS
+        local = {n: __import__("sympy").Symbol(n) for n in names}
+        expr = parse_expr(text, local_dict=local, global_dict=dict(_sympy_namespace()))
+    except Exception:
+        return None
+    import sympy
+
+    return expr if isinstance(expr, (sympy.Basic, sympy.MatrixBase)) else None
 
 
 def _formula(expr: Any, latex: str) -> str:
@@ -163,8 +210,12 @@ def evidence_table(evidence: Mapping[str, Any], _depth: int = 0) -> str:
         raise TypeError(f"evidence must be a mapping, got {type(evidence).__name__}")
     if not evidence:
         return '<p class="none">no evidence recorded</p>'
+    items = list(evidence.items())
+    limit = len(items) if _depth == 0 else _MAX_ROWS  # the claim's own entries are all shown
     rows = "".join(
         f"<tr{_row_class(str(k))}><th scope=\"row\">{_e(k)}</th><td>{value_html(v, _depth)}</td></tr>"
-        for k, v in evidence.items()
+        for k, v in items[:limit]
     )
+    if len(items) > limit:
+        rows += f'<tr><td colspan="2" class="more">… {len(items) - limit} more entries (in report.json)</td></tr>'
     return f'<table class="evidence">{rows}</table>'

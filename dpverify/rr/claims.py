@@ -301,6 +301,9 @@ def _binary_grid(thorough: bool):
         for d in delta_list:
             for p in sorted(pis):
                 yield float(e), float(d), float(p)
+    rng = np.random.default_rng(2019)  # plus random instances
+    for _ in range(300 if thorough else 10):
+        yield float(rng.uniform(0.01, 4)), float(rng.choice([0.0, rng.uniform(0, 0.95)])), float(rng.random())
 
 
 @claim(
@@ -375,6 +378,28 @@ def _example(thorough: bool = False) -> Outcome:
     )
 
 
+def _simulation_figure(outcome: Outcome):
+    """Simulated truthful fractions (dots) against u* of (4)/(15) (lines), as Figs. 4 and 8."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpverify.rr import optimal_utility
+
+    fd = outcome.figure_data
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, ys in fd["curves"].items():
+        e, d = (float(part.split("=")[1]) for part in name.split(","))
+        (line,) = ax.plot(fd["pi0"], ys, "o", ms=3, label=name)
+        ax.plot(fd["pi0"], [optimal_utility([p, 1 - p], e, d) for p in fd["pi0"]], "-", color=line.get_color(), lw=1)
+    ax.set_xlabel("pi0")
+    ax.set_ylabel("truthful fraction (10 000 respondents)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 @claim(
     "rr.simulation",
     source=Source(SEED, "§2.3, §3.3", "Figs. 4 and 8"),
@@ -382,6 +407,7 @@ def _example(thorough: bool = False) -> Outcome:
     "(the simulated curves agree with Figs. 2 and 6).",
     method="simulation",
     expected="holds",
+    figure=_simulation_figure,
 )
 def _simulation(thorough: bool = False) -> Outcome:
     """Seeded; each point is tested at ±4.5 σ (two-sided normal tail 6.8e-6 per point), so with at most
@@ -468,13 +494,13 @@ def _nary_closed_form(thorough: bool = False) -> Outcome:
         diff = abs(sol.u - optimal_utility(pi, e, d))
         r = max(c.primal_infeasibility, c.dual_infeasibility, c.complementary_slackness, c.duality_gap)
         worst, worst_cert = max(worst, diff), max(worst_cert, r)
-        if (diff > 1e-8 or r > 1e-8) and lp_fail is None:
+        if (diff > 1e-9 or r > 1e-9) and lp_fail is None:
             lp_fail = {"pi": pi.round(6).tolist(), "epsilon": e, "delta": d, "u_lp": sol.u, "diff": diff}
     ok = exact_fail is None and lp_fail is None
     return Outcome(
         Verdict.HOLDS if ok else Verdict.REFUTED,
         {"exact_certificates_checked": n_exact, "exact_failure": exact_fail, "lp_instances": n_lp,
-         "lp_max_abs_diff": worst, "lp_max_certificate_residual": worst_cert, "lp_tolerance": 1e-8,
+         "lp_max_abs_diff": worst, "lp_max_certificate_residual": worst_cert, "lp_tolerance": 1e-9,
          "lp_failure": lp_fail, "seeds": [3, 4]},
     )
 
@@ -534,3 +560,88 @@ def _nary_definition(thorough: bool = False) -> Outcome:
          "corrected_statement": "for n > 2 the printed condition is per-output LDP, weaker than (ε,δ)-LDP over sets; "
          "for binary outputs they coincide, and the optimal utility of model (20) is the same under both"},
     )
+
+
+@claim(
+    "rr.sec4.holohan",
+    source=Source(SEED, "§4", "results of refs. [11], [12] on LDP extreme points"),
+    statement="In an ε-LDP design matrix a column is either all zero or all positive; the extreme points with "
+    "exactly one non-zero column have that column all ones; those with exactly two non-zero columns have "
+    "entries e^ε/(e^ε+1) or 1/(e^ε+1); the LP optimum is attained at an extreme point.",
+    method="exact computation",
+    expected="holds",
+)
+def _sec4_holohan(thorough: bool = False) -> Outcome:
+    """Vertex enumeration of the n × n ε-LDP polytope (n = 2 by default; n = 2, 3 when thorough)."""
+    from dpverify.rr.nary import extreme_points, optimal_utility
+
+    rng = np.random.default_rng(6)
+    cases = [(2, e) for e in (0.1, 1.0, 2.5)] + ([(3, e) for e in (0.3, 1.0, 2.0)] if thorough else [])
+    fails, counts, worst = [], {}, 0.0
+    for n, e in cases:
+        V = extreme_points(n, e)
+        counts[f"n={n},eps={e}"] = len(V)
+        Ev = math.exp(e)
+        for P in V:
+            nz = P > 1e-12
+            cols = nz.any(axis=0)
+            if not np.array_equal(nz[:, cols], np.ones((n, cols.sum()), bool)):
+                fails.append({"n": n, "eps": e, "P": P.round(6).tolist(), "why": "mixed column"})
+            if cols.sum() == 1 and not np.allclose(P[:, cols], 1):
+                fails.append({"n": n, "eps": e, "P": P.round(6).tolist(), "why": "one column not all ones"})
+            if cols.sum() == 2:
+                vals = P[:, cols].ravel()
+                ok = np.all(np.isclose(vals, Ev / (Ev + 1)) | np.isclose(vals, 1 / (Ev + 1)))
+                if not ok:
+                    fails.append({"n": n, "eps": e, "P": P.round(6).tolist(), "why": "two-column entries"})
+        for _ in range(20):
+            pi = rng.dirichlet(np.ones(n))
+            pi = pi / pi.sum()
+            best = float((V[:, np.arange(n), np.arange(n)] @ pi).max())
+            worst = max(worst, abs(best - optimal_utility(pi, e)))
+    ok = not fails and worst < 1e-9
+    return Outcome(
+        Verdict.HOLDS if ok else Verdict.REFUTED,
+        {"vertex_counts": counts, "failures": fails[:3], "max_abs_diff_extreme_point_vs_closed_form": worst,
+         "note": "for delta > 0 the column property fails, e.g. the optimum [[1,0],[1-delta,delta]] of (15)"},
+    )
+
+
+@claim(
+    "rr.model1.ties",
+    source=Source(SEED, "§2.2.2", "cases 4), 5); eqs. (10)–(12)"),
+    statement="When π0/π1 = e^ε every point of segment BC (p11 = e^ε(1 − p00), e^ε/(e^ε+1) ≤ p00 ≤ 1) is optimal "
+    "with u = e^ε/(e^ε+1); when π0/π1 = 1/e^ε every point of AB (p11 = 1 − p00/e^ε, 0 ≤ p00 ≤ e^ε/(e^ε+1)) is.",
+    method="symbolic",
+    expected="holds",
+    proof="rr/binary_optimum.md",
+)
+def _model1_ties(thorough: bool = False) -> Outcome:
+    from dpverify.audit import check_ldp
+
+    t = sp.Symbol("t", nonnegative=True)
+    hi = E / (E + 1)
+    checks = {}
+    # BC at π0 = E/(E+1); AB at π0 = 1/(E+1); parametrised by t ∈ [0, 1] along the segment
+    segs = {
+        "BC": (hi, hi + t * (1 - hi), lambda x: E * (1 - x)),
+        "AB": (1 / (E + 1), t * hi, lambda x: 1 - x / E),
+    }
+    for name, (p0, x, y_of) in segs.items():
+        y = y_of(x)
+        u = p0 * x + (1 - p0) * y
+        checks[f"{name}_utility_constant"] = _same(u, hi)
+        # u* there, from both derived regimes meeting at this π0
+        meeting = [r for r in sym.binary_regimes(False) if _same(r.lower, p0) or _same(r.upper, p0)]
+        checks[f"{name}_equals_u_star"] = len(meeting) == 2 and all(_same(r.u.subs(pi0, p0), hi) for r in meeting)
+        # every point of the segment is feasible: the constraints of (3) hold for all t ∈ [0, 1], E > 1
+        g_vals = [g.subs({sym.p00: x, sym.p11: y}) for g, _ in sym.binary_constraints(False)]
+        feas = True
+        for tv in (0, sp.Rational(1, 3), sp.Rational(1, 2), 1):
+            for Ev in (sp.Rational(11, 10), 2, 7):
+                feas &= all(gv.subs({t: tv, E: Ev}) <= 0 for gv in g_vals)
+                Pm = [[x.subs({t: tv, E: Ev}), 1 - x.subs({t: tv, E: Ev})], [1 - y.subs({t: tv, E: Ev}), y.subs({t: tv, E: Ev})]]
+                feas &= check_ldp(Pm, sp.log(Ev), 0, exact=True).holds
+        checks[f"{name}_segment_feasible"] = bool(feas)
+    ok = all(checks.values())
+    return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED, {"checks": checks})

@@ -39,6 +39,7 @@ from dpverify._validation import check_delta, check_epsilon, check_probability_v
 
 __all__ = [
     "ExactOptimum",
+    "extreme_points",
     "exact_optimum",
     "optimal_mechanism",
     "optimal_support",
@@ -67,10 +68,11 @@ def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     ([0, 1], 0.584847)
     """
     p = _check_pi(pi)
-    E = math.exp(check_epsilon(epsilon))
+    einv = math.exp(-check_epsilon(epsilon))  # 1/E, no overflow for large ε
     order = np.argsort(-p, kind="stable")
     k = np.arange(1, p.size + 1)
-    Mk = E * np.cumsum(p[order]) / (E + k - 1)  # proof: nary-Mk
+    # M_k = E Π_k / (E + k − 1), divided through by E
+    Mk = np.cumsum(p[order]) / (1 + (k - 1) * einv)  # proof: nary-Mk
     kstar = int(np.argmax(Mk)) + 1
     return np.sort(order[:kstar]), float(Mk[kstar - 1])
 
@@ -124,11 +126,11 @@ def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.n
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     S, _ = optimal_support(p, eps)
-    E, n, k = math.exp(eps), p.size, S.size
+    einv, n, k = math.exp(-eps), p.size, S.size
     P0 = np.zeros((n, n))
     P0[:, S] = 1.0 / k  # rows outside S: uniform on S
-    P0[np.ix_(S, S)] = 1.0 / (E + k - 1)  # k-RR on S
-    P0[S, S] = E / (E + k - 1)
+    P0[np.ix_(S, S)] = einv / (1 + (k - 1) * einv)  # k-RR on S: 1/(E+k−1) off the diagonal
+    P0[S, S] = 1 / (1 + (k - 1) * einv)  # E/(E+k−1) on the diagonal
     P = dlt * np.eye(n) + (1 - dlt) * P0  # proof: nary-mixture
     return P, float(p @ np.diag(P))
 
@@ -241,3 +243,67 @@ def verify_certificate_exact(pi: Any, E: Any, delta: Any, opt: ExactOptimum) -> 
         "complementary_slackness": cs,
         "zero_gap": primal_obj == dual_obj == opt.u,
     }
+
+
+# ----------------------------------------------------------------------------- extreme points (small n)
+
+
+def extreme_points(n: int, epsilon: float, delta: float = 0.0, *, tol: float = 1e-9) -> np.ndarray:
+    """All vertices of the per-output (ε, δ)-LDP polytope of n × n design matrices (small n only).
+
+    The polytope {P ≥ 0, rows sum to 1, p_aj − e^ε p_cj ≤ δ} lives in n² variables; a vertex is a
+    feasible point where n² linearly independent constraints are active (the n row sums and
+    n² − n of the n³ − n² + n² inequalities).  All subsets are enumerated with batched solves, so
+    this is meant for n ≤ 3 (n = 3: C(27, 6) = 296 010 systems).
+
+    Returns an array of shape (V, n, n).  The LP optimum is the maximum of Σ π_i p_ii over them
+    (the extreme-point method of seed 003, §4).
+
+    Example
+    -------
+    >>> from dpverify.rr.nary import extreme_points
+    >>> V = extreme_points(2, 1.0)
+    >>> len(V)                                  # A, B, C, D of Fig. 1
+    4
+    """
+    import itertools
+
+    from dpverify._validation import check_positive_int
+
+    n = check_positive_int(n, "n")
+    if not 2 <= n <= 3:
+        raise ValueError(f"n must be 2 or 3 for vertex enumeration, got {n}")
+    E = math.exp(check_epsilon(epsilon))
+    dlt = check_delta(delta)
+    nx = n * n
+    G, h = [], []  # inequalities G x ≤ h
+    for a in range(n):
+        for c in range(n):
+            if a != c:
+                for j in range(n):
+                    row = np.zeros(nx)
+                    row[a * n + j], row[c * n + j] = 1.0, -E
+                    G.append(row)
+                    h.append(dlt)
+    for k in range(nx):
+        row = np.zeros(nx)
+        row[k] = -1.0
+        G.append(row)
+        h.append(0.0)
+    G, h = np.array(G), np.array(h)
+    Aeq = np.kron(np.eye(n), np.ones((1, n)))
+    combos = np.array(list(itertools.combinations(range(len(G)), nx - n)))
+    verts = []
+    for start in range(0, len(combos), 20000):
+        C = combos[start : start + 20000]
+        M = np.concatenate([np.broadcast_to(Aeq, (len(C), n, nx)), G[C]], axis=1)
+        rhs = np.concatenate([np.ones((len(C), n)), h[C]], axis=1)
+        ok = np.abs(np.linalg.det(M)) > 1e-9
+        if not ok.any():
+            continue
+        X = np.linalg.solve(M[ok], rhs[ok][..., None])[..., 0]
+        feas = np.all(X @ G.T <= h + tol, axis=1)
+        verts.append(X[feas])
+    V = np.concatenate(verts) if verts else np.zeros((0, nx))
+    _, first = np.unique(np.round(V, 9), axis=0, return_index=True)  # the same vertex from several bases
+    return V[np.sort(first)].reshape(-1, n, n)

@@ -60,7 +60,8 @@ def sign_everywhere(expr: sp.Expr, with_delta: bool) -> int | None:
     x = sp.sympify(expr).subs(E, 1 + _t)
     if with_delta:
         x = x.subs(delta, _s / (1 + _s))
-    f = _FIELD.from_sympy(x)  # a reduced fraction of polynomials in (t, s) over QQ
+    # f: a reduced fraction of polynomials in (t, s) over QQ
+    f = _FIELD.from_sympy(x)  # proof: sign-test
     if not f.numer:
         return 0
 
@@ -118,7 +119,7 @@ def binary_vertices(with_delta: bool = True) -> tuple[tuple[sp.Expr, sp.Expr], .
         x = (sp.factor(sp.cancel((b1 * c2 - b2 * c1) / det)), sp.factor(sp.cancel((a2 * c1 - a1 * c2) / det)))
         signs = []
         for g in cons:
-            signs.append(sign_everywhere(g.subs({p00: x[0], p11: x[1]}), with_delta))
+            signs.append(sign_everywhere(g.subs({p00: x[0], p11: x[1]}), with_delta))  # proof: vertex-feasible
             if signs[-1] == 1:
                 break  # violates this constraint for every parameter value
         if signs[-1] == 1:
@@ -261,7 +262,7 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
             [0, 1, 0, 0, 0, 0, 0, 1],
         ]
     )
-    top = E if paper_b else E + d
+    top = E if paper_b else E + d  # proof: rhs-rows-3-4
     b = sp.Matrix([1 - d, 1 - d, top, top, 1, 1])
     C = sp.Matrix([[pi0, 1 - pi0, 0, 0, 0, 0, 0, 0]])
     return A, b, C
@@ -283,8 +284,9 @@ def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool
     x = sp.zeros(8, 1)
     for k, j in enumerate(idx):
         x[j] = sp.factor(xB[k])
-    y = (cB * Binv).applyfunc(sp.cancel)  # simplex multipliers y = c_B B⁻¹ (dual of this basis)
-    sigma = {j + 1: sp.factor(sp.cancel(C[j] - (y * A[:, j])[0])) for j in range(8) if j not in idx}
+    # simplex multipliers y = c_B B⁻¹ (the dual solution of this basis)
+    y = (cB * Binv).applyfunc(sp.cancel)  # proof: simplex-multipliers
+    sigma = {j + 1: sp.factor(sp.cancel(C[j] - (y * A[:, j])[0])) for j in range(8) if j not in idx}  # proof: reduced-cost
     return sigma, x
 
 

@@ -161,3 +161,17 @@ def test_clopper_pearson_against_binomial_tails():
         else:
             assert hi == 1.0
         assert lo <= k / n <= hi
+
+
+def test_mechanism_parameters_validated():
+    from dpverify.audit.mechanisms import KRR, GeometricMechanism, HistogramLaplace, NoisyMax, SparseVector
+
+    for make, exc, match in [(lambda: NoisyMax(0.0), ValueError, "epsilon"),
+                             (lambda: NoisyMax(1.0, returns="x"), ValueError, "returns"),
+                             (lambda: KRR(0, 1.0), ValueError, "k"),
+                             (lambda: SparseVector(1.0, variant="z"), ValueError, "variant"),
+                             (lambda: GeometricMechanism(1.0, 1.5), TypeError, "sensitivity"),
+                             (lambda: HistogramLaplace(1.0, 0), ValueError, "bins"),
+                             (lambda: LaplaceMechanism(float("nan")), ValueError, "epsilon")]:
+        with pytest.raises(exc, match=match):
+            make()

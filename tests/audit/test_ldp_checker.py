@@ -241,3 +241,16 @@ def test_input_not_mutated():
     ldp_epsilon(P, 0.1)
     ldp_delta_curve(P, [0.5])
     assert np.array_equal(P, before)
+
+
+def test_checker_claim_holds_and_can_fail(monkeypatch):
+    import dpverify.audit as audit
+    from dpverify.claims import Verdict, get_claim, load_rooms
+
+    load_rooms()
+    c = get_claim("audit.ldp.checker")
+    assert c.check().verdict == Verdict.HOLDS
+    real = audit.check_ldp
+    monkeypatch.setattr(audit, "check_ldp", lambda P, e, d=0.0, definition="standard", **kw: real(P, e, d, "per_output", **kw))
+    out = c.check()
+    assert out.verdict == Verdict.REFUTED and out.evidence["failure"]["definition"] == "standard"

@@ -13,6 +13,7 @@ MINE = {
     "continual.erratum.thm5_1_walk", "continual.erratum.thm5_1_floor", "continual.thm5.4",
     "continual.fda.err_recursion", "continual.fda.alg4", "continual.fda.err_org", "continual.fig1.monotone",
     "continual.fda.any_n", "continual.release.mse", "continual.release.privacy",
+    "continual.erratum.proof_references",
 }
 
 

@@ -57,6 +57,26 @@ def test_discrete_node_noise_has_the_privacy_scale():
     assert np.max(np.abs(z_bad)) > 6
 
 
+@pytest.mark.parametrize("method", ["fenwick", "fda"])
+def test_continuous_weighted_node_noise_is_laplace_one_over_epsilon(method):
+    """The ε-DP vector is ΣMa + Lap(1/ε): recover η = Σ M W⁻¹ (s - s_true) and check that every
+    coordinate has variance 2/ε² (seeded; |z| > 6 has probability < 1e-8 per node), and that the
+    unweighted scale would be rejected."""
+    n, eps, reps = 31, 1.5, 3000
+    rng = np.random.default_rng(8)
+    a = rng.integers(0, 4, size=n)
+    lam = fda_weights(n) if method == "fda" else np.full(n, (1 - 1e-12) / n.bit_length())
+    M = fenwick_strategy(n)
+    E = np.empty((reps, n))
+    for k in range(reps):
+        d = release(a, eps, method, rng=rng) - np.cumsum(a)
+        E[k] = lam * (M @ np.diff(d, prepend=0.0))
+    z = (np.mean(E**2, axis=0) - 2 / eps**2) / (np.std(E**2, axis=0, ddof=1) / math.sqrt(reps))
+    assert np.max(np.abs(z)) < 6
+    z_bad = (np.mean((E / lam) ** 2, axis=0) - 2 / eps**2) / (np.std((E / lam) ** 2, axis=0, ddof=1) / math.sqrt(reps))
+    assert np.max(np.abs(z_bad)) > 6
+
+
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("noise", ["laplace", "discrete"])
 def test_simulated_mse_matches_exact(method, noise):

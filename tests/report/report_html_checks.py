@@ -33,9 +33,12 @@ class StrictHTML(HTMLParser):
             self.ids[a["id"]] = self.ids.get(a["id"], 0) + 1
         if tag == "a" and "href" in a:
             self.hrefs.append(a["href"])
-        for key in ("src", "href", "data", "action", "srcset"):
+        # a hyperlink may point outside; nothing may be *loaded* from outside
+        for key in ("src", "data", "action", "srcset", "poster") + (("href",) if tag != "a" else ()):
             if key in a and a[key] and EXTERNAL.match(a[key]):
                 self.errors.append(f"external resource {key}={a[key]!r} on <{tag}>")
+        if tag in ("iframe", "object", "embed"):
+            self.errors.append(f"the report must not embed <{tag}>")
         if tag == "script":
             self.errors.append("the report must not contain <script>")
         if tag == "link":

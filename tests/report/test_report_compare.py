@@ -7,6 +7,7 @@ import json
 
 import pytest
 from report_demo_claims import PREFIX, register_demo, unregister_demo
+from report_html_checks import check_report_html
 
 from dpverify.cli import main
 from dpverify.report import compare_reports, load_report, make_report
@@ -19,6 +20,17 @@ def _doc(*claims):
 
 def _c(cid, verdict="holds", expected="holds", **ev):
     return {"id": cid, "verdict": verdict, "expected": expected, "evidence": ev}
+
+
+def test_page_without_changes_says_so(demo, tmp_path):
+    first = make_report(tmp_path / "a", only="zzreport.formula")
+    second = make_report(tmp_path / "b", only="zzreport.formula", compare_with=first.document)
+    assert second.document["comparison"]["changes"] == []
+    page = second.html.read_text(encoding="utf-8")
+    check_report_html(page)
+    assert "No verdict changed" in page and 'href="#changes"' in page
+    with pytest.raises(ValueError, match="old"):
+        make_report(tmp_path / "c", only="zzreport.formula", compare_with={"no": "claims"})
 
 
 def test_identical_runs_have_no_changes():
@@ -115,6 +127,14 @@ def test_cli_compare_two_runs(demo, tmp_path, capsys):
     assert ("evidence", "zzreport.formula", "confidence") in got
     assert ("removed", "zzreport.retired", "") in got
     assert (tmp_path / "new" / "report.json").is_file() and (tmp_path / "new" / "report.html").is_file()
+    # the new report shows the changes too, linked to the claims
+    assert load_report(tmp_path / "new")["comparison"]["changes"] == js["changes"]
+    page = (tmp_path / "new" / "report.html").read_text(encoding="utf-8")
+    check_report_html(page)
+    changes = page[page.index('<section id="changes">'):]
+    changes = changes[: changes.index("</section>")]
+    assert '<a href="#claim-zzreport-formula">zzreport.formula</a>' in changes
+    assert "zzreport.retired" in changes and "confidence" in changes
 
     assert main(["report", "--compare", str(edited), str(old)]) == 1
     table = capsys.readouterr().out

@@ -71,4 +71,59 @@ def test_timeout_with_one_job_isolates(stuck_claims, tmp_path):
     page = rep.html.read_text(encoding="utf-8")
     assert "timed out after 1 s" in page and "check failed: traceback" in page
     # the traceback of a timeout says where the claim was when it was stopped
-    assert "it was stopped here" in by["zzrun.a_stuck"]["error"] and "_stuck" in by["zzrun.a_stuck"]["error"]
+    err = by["zzrun.a_stuck"]["error"]
+    assert "it was stopped here" in err and "in _stuck" in err
+    assert "_run_in_processes" not in err  # the parent's frames, inherited by the fork, are cut
+
+
+def _square(x):
+    return x * x
+
+
+def _uses_processes(thorough=False):
+    import multiprocessing as mp
+
+    with mp.get_context("fork").Pool(2) as pool:
+        r = pool.map(_square, range(4))
+    return Outcome(Verdict.HOLDS if r == [0, 1, 4, 9] else Verdict.REFUTED, {"squares": r})
+
+
+def _stuck_with_child(thorough=False):
+    import multiprocessing as mp
+
+    child = mp.get_context("fork").Process(target=time.sleep, args=(60,))
+    child.start()
+    with open(os.environ["ZZRUN_PIDFILE"], "w") as f:
+        f.write(str(child.pid))
+    time.sleep(60)
+    return Outcome(Verdict.HOLDS)
+
+
+def test_checks_may_start_processes_and_are_stopped_with_them(tmp_path, monkeypatch):
+    if not os.path.isdir("/proc"):
+        pytest.skip("needs /proc to see whether the child process is gone")
+    pidfile = tmp_path / "child.pid"
+    monkeypatch.setenv("ZZRUN_PIDFILE", str(pidfile))
+    claim("zzrun.pool", source=Source("seed-x"), statement="pool", method="property")(_uses_processes)
+    claim("zzrun.child", source=Source("seed-x"), statement="child", method="property")(_stuck_with_child)
+    try:
+        res = run_claims(all_claims("zzrun.child") + all_claims("zzrun.pool"), jobs=2, timeout=3)
+    finally:
+        unregister("zzrun.pool")
+        unregister("zzrun.child")
+    by = {r.claim.id: r for r in res}
+    assert by["zzrun.pool"].verdict == Verdict.HOLDS, by["zzrun.pool"].error
+    assert by["zzrun.child"].verdict == Verdict.INCONCLUSIVE
+    child = int(pidfile.read_text())
+    deadline = time.time() + 5
+    while time.time() < deadline and _alive(child):
+        time.sleep(0.1)
+    assert not _alive(child), "the process started by the stopped check is still running"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"  # a zombie is dead, only not yet reaped
+    except FileNotFoundError:
+        return False

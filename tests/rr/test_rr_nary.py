@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dpverify.audit import check_ldp
@@ -77,7 +77,7 @@ def test_uniform_prior_gives_krr():
                 assert np.allclose(P, krr_matrix(n, e), atol=1e-15)
 
 
-@settings(max_examples=80)
+@settings(max_examples=60)
 @given(
     st.lists(st.floats(0.0, 1.0), min_size=2, max_size=8).filter(lambda w: sum(w) > 0.01),
     st.floats(0.01, 5.0),
@@ -89,13 +89,14 @@ def test_produced_mechanisms_are_ldp_and_perturbations_are_caught(w, eps, delta)
     assert abs(u - optimal_utility(pi, eps, delta)) < 1e-14
     for definition in ("standard", "per_output"):
         assert check_ldp(P, eps, delta, definition).holds
-    # moving mass towards the diagonal of the first input of S breaks a tight constraint
-    S, _ = optimal_support(pi, eps)
-    i = int(S[0])
-    j = next(k for k in range(pi.size) if k != i and P[i, k] > 1e-3)
+    # any move of mass onto a diagonal entry with π_i > 0 raises u, so (P being optimal) it must break LDP
+    moves = [(i, j) for i in range(pi.size) for j in range(pi.size) if i != j and pi[i] > 1e-6 and P[i, j] > 1e-3]
+    assume(moves)
+    i, j = moves[0]
     Q = P.copy()
     Q[i, i] += 1e-4
     Q[i, j] -= 1e-4
+    assert pi @ np.diag(Q) > u
     assert not check_ldp(Q, eps, delta, "per_output").holds
 
 
@@ -115,3 +116,30 @@ def test_worked_example_and_validation():
     pi = np.array([0.1, 0.9])
     optimal_mechanism(pi, 1.0)
     assert pi.tolist() == [0.1, 0.9]
+
+
+def test_extreme_points_binary():
+    """The extreme-point method (seed 003, §4): the binary vertices are the four/eight of Figs. 1 and 5."""
+    from dpverify.rr.nary import extreme_points
+
+    assert len(extreme_points(2, 0.5)) == 4 and len(extreme_points(2, 0.5, 0.2)) == 8
+    rng = np.random.default_rng(13)
+    for d in (0.0, 0.3):
+        V = extreme_points(2, 0.7, d)
+        for _ in range(20):
+            pi = rng.dirichlet(np.ones(2))
+            assert abs((V[:, [0, 1], [0, 1]] @ pi).max() - optimal_utility(pi, 0.7, d)) < 1e-12
+    with pytest.raises(ValueError, match="n must be 2 or 3"):
+        extreme_points(4, 1.0)
+
+
+@pytest.mark.slow
+def test_extreme_points_ternary():
+    from dpverify.rr.nary import extreme_points
+
+    rng = np.random.default_rng(14)
+    for d in (0.0, 0.15):
+        V = extreme_points(3, 0.8, d)
+        for _ in range(30):
+            pi = rng.dirichlet(np.ones(3))
+            assert abs((V[:, [0, 1, 2], [0, 1, 2]] @ pi).max() - optimal_utility(pi, 0.8, d)) < 1e-9
