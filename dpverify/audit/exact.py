@@ -46,15 +46,17 @@ def hockey_stick(p, q, epsilon: float) -> float:
     """
     p, q = _pair(p, q)
     eps = check_real(epsilon, "epsilon")
-    return float(np.maximum(0.0, p - math.exp(eps) * q).sum())  # proof: hockey-stick
+    return float(privacy_curve(p, q, [eps])[0])
 
 
 def privacy_curve(p, q, epsilons) -> np.ndarray:
     """δ(ε) on an array of ε values (vectorised :func:`hockey_stick`)."""
     p, q = _pair(p, q)
     eps = check_finite_array(epsilons, "epsilons")
-    e = np.exp(eps)[..., None]
-    return np.maximum(0.0, p - e * q).sum(axis=-1)
+    with np.errstate(over="ignore"):  # e^ε = inf for ε > 709: then only outputs with q_o = 0 count
+        e = np.exp(eps)[..., None]
+    scaled = np.where(q > 0, e * q, 0.0)  # e^ε q_o, with inf * 0 read as 0
+    return np.maximum(0.0, p - scaled).sum(axis=-1)  # proof: hockey-stick
 
 
 def max_privacy_loss(p, q) -> float:

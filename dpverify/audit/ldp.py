@@ -209,7 +209,8 @@ def _per_output_float(P: np.ndarray, E: float) -> tuple[np.ndarray, np.ndarray, 
     """Column slack d_j = max_i P[i,j] − e^ε min_i P[i,j], with the arg-max/arg-min rows."""
     hi, lo = P.argmax(axis=0), P.argmin(axis=0)
     cols = np.arange(P.shape[1])
-    d = P[hi, cols] - E * P[lo, cols]  # proof: per-output-column
+    with np.errstate(invalid="ignore"):  # E = inf and a zero entry: E·0 = 0
+        d = P[hi, cols] - np.where(P[lo, cols] > 0, E * P[lo, cols], 0.0)  # proof: per-output-column
     return d, hi, lo
 
 
@@ -220,7 +221,9 @@ def _standard_float(P: np.ndarray, E: float, delta: float, atol: float):
     best, arg, violations = -math.inf, (0, 0), 0
     for a0 in range(0, n, block):
         A = P[a0 : a0 + block]
-        hs = np.maximum(0.0, A[:, None, :] - E * P[None, :, :]).sum(axis=2)  # proof: standard-pairs
+        with np.errstate(invalid="ignore"):
+            EP = np.where(P > 0, E * P, 0.0)  # E = inf and a zero entry: E·0 = 0
+        hs = np.maximum(0.0, A[:, None, :] - EP[None, :, :]).sum(axis=2)  # proof: standard-pairs
         violations += int((hs > delta + atol).sum())
         if n > 1:  # report a pair of distinct inputs (a row against itself gives 0)
             hs[np.arange(len(A)), a0 + np.arange(len(A))] = -1.0
@@ -280,7 +283,7 @@ def check_ldp(
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     tol = check_real(atol, "atol", nonneg=True)
-    E = math.exp(eps)
+    E = math.exp(eps) if eps < 709.0 else math.inf  # e^ε overflows float64 beyond ~709.78
     if definition == "per_output":
         d, hi, lo = _per_output_float(Pm, E)
         j = int(np.argmax(d))
@@ -290,7 +293,8 @@ def check_ldp(
             rows=(int(hi[j]), int(lo[j])), outputs=(j,), violations=int((d > dlt + tol).sum()), exact=False,
         )
     req, (a, c), nviol = _standard_float(Pm, E, dlt, tol)
-    S = tuple(int(j) for j in np.flatnonzero(Pm[a] > E * Pm[c]))
+    with np.errstate(invalid="ignore"):
+        S = tuple(int(j) for j in np.flatnonzero(Pm[a] > np.where(Pm[c] > 0, E * Pm[c], 0.0)))
     return LDPResult(
         holds=req <= dlt + tol, definition=definition, epsilon=eps, delta=dlt, required_delta=max(0.0, req),
         rows=(a, c), outputs=S, violations=nviol, exact=False,

@@ -6,15 +6,19 @@ two neighbouring inputs ``d`` and ``d_prime`` and a claimed δ, the auditor
 1. draws a *selection* sample from both inputs, counts it into bins of a scalar
    statistic of the output, and picks the event S (a union of bins: a threshold
    ``T ≤ t`` or ``T > t``, or the bins ordered by their observed likelihood ratio)
-   and the direction (which input plays D) whose bound promises to be largest;
-2. draws a fresh, independent *estimation* sample, counts k = #{outputs in S} for both
-   inputs, and bounds P = Pr[M(D) ∈ S] from below and Q = Pr[M(D') ∈ S] from above with
-   one-sided Clopper–Pearson intervals, each at level 1 − α/2 (Bonferroni over the two
-   estimated quantities, α = 1 − confidence);
+   and the direction (which input plays D) whose bound promises to be largest — or
+   one event per direction, pooled (S1 likelier under D, S2 under D'), which doubles
+   the trials for symmetric mechanisms;
+2. draws a fresh, independent *estimation* sample, counts the draws in the event(s),
+   and bounds P = Pr[M(D) ∈ S] from below and Q = Pr[M(D') ∈ S] from above (pooled:
+   P = (Pr[M(D) ∈ S1] + Pr[M(D') ∈ S2])/2, Q the swap) with one-sided Clopper–Pearson
+   intervals, each at level 1 − α/2 (Bonferroni over the two estimated quantities,
+   α = 1 − confidence; level 1 − (1 − e^{−α/2}) when pooled);
 3. reports ε_lb = ln((P_lower − δ) / Q_upper)  (0 when P_lower ≤ δ).
 
-If the mechanism is (ε, δ)-DP then P ≤ e^ε Q + δ for every fixed S, and S is fixed
-before the estimation sample is drawn, so Pr[ε_lb > ε] ≤ α.  The argument is written out
+If the mechanism is (ε, δ)-DP then P ≤ e^ε Q + δ for every fixed S (and for the pooled
+pair), and the events are fixed before the estimation sample is drawn, so
+Pr[ε_lb > ε] ≤ α.  The argument is written out
 in ``proofs/audit/auditor_validity.md``.
 
 Reference: seed 002 (definition of (ε, δ)-DP); SPEC part D; Ding et al., CCS 2018
@@ -276,10 +280,14 @@ class AuditResult:
 
     ``epsilon`` is a lower bound on the mechanism's ε at the given δ, valid with
     probability ≥ ``confidence``.  ``direction`` is ``"d>d_prime"`` when the event is
-    likelier under ``d`` (P is the law of M(d)), else ``"d_prime>d"``.  ``count_p`` /
-    ``count_q`` are the estimation-half counts of the event out of ``n_estimation`` each;
+    likelier under ``d`` (P is the law of M(d)), ``"d_prime>d"`` for the reverse, and
+    ``"both"`` when both orders are pooled: S1 = ``event`` (likelier under d) and
+    S2 = ``event_reverse`` (likelier under d'), P = (P_d(S1) + P_d'(S2))/2 and
+    Q = (P_d'(S1) + P_d(S2))/2, every estimation draw counted once in each.
+    ``count_p`` / ``count_q`` are the estimation counts out of ``n_trials`` trials
+    (``n_estimation`` draws per input; 2·n_estimation trials when pooled);
     ``p_interval`` = (P_lower, 1) and ``q_interval`` = (0, Q_upper) are the one-sided
-    Clopper–Pearson intervals, each at level 1 − α/2.
+    Clopper–Pearson intervals, each at level α/2 (1 − e^{−α/2} when pooled).
     """
 
     epsilon: float
@@ -295,14 +303,20 @@ class AuditResult:
     delta: float
     seed_entropy: int
     selection_score: float
+    n_trials: int = 0
+    event_reverse: Event | None = None
+
+    def __post_init__(self):
+        if not self.n_trials:
+            object.__setattr__(self, "n_trials", self.n_estimation)
 
     @property
     def p_hat(self) -> float:
-        return self.count_p / self.n_estimation
+        return self.count_p / self.n_trials
 
     @property
     def q_hat(self) -> float:
-        return self.count_q / self.n_estimation
+        return self.count_q / self.n_trials
 
     def refutes(self, claimed_epsilon: float) -> bool:
         """True when ε_lb > claimed ε (a refutation at the result's confidence)."""
@@ -316,10 +330,12 @@ class AuditResult:
         return {
             "epsilon_lb": self.epsilon,
             "event": self.event.description,
+            "event_reverse": None if self.event_reverse is None else self.event_reverse.description,
             "direction": self.direction,
             "count_p": self.count_p,
             "count_q": self.count_q,
             "n_estimation": self.n_estimation,
+            "n_trials": self.n_trials,
             "n_selection": self.n_selection,
             "p_lower": self.p_interval[0],
             "q_upper": self.q_interval[1],
@@ -396,10 +412,11 @@ class _CountBins:
 @dataclass(frozen=True)
 class _CountEvent:
     job: _ChunkJob
-    event: Event
+    events: tuple
 
-    def __call__(self) -> int:
-        return int(np.count_nonzero(self.event.contains(self.job.statistic_values())))
+    def __call__(self) -> np.ndarray:
+        t = self.job.statistic_values()
+        return np.array([np.count_nonzero(e.contains(t)) for e in self.events], dtype=np.int64)
 
 
 def _run(tasks: list, executor, progress, done: list, total: int, sizes: list[int]):
@@ -537,7 +554,7 @@ def epsilon_lower_bound(
         counts.append(np.sum([first, *rest], axis=0))
 
     z = stats.norm.ppf(1.0 - alpha / 2.0)
-    best = (-math.inf, None, None)
+    best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used) of its best event
     for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
         for kind, mask, ca, cb, n_used in _candidates(a, b):
             # rank by the bound this event would give on n_est fresh samples, widened by the
@@ -550,24 +567,49 @@ def epsilon_lower_bound(
             if score.size == 0:
                 continue
             j = int(np.argmax(score))
-            if score[j] > best[0] or best[1] is None:
-                best = (float(score[j]), direction, (kind, mask(j)))
-    score, direction, (kind, mask) = best
-    event = _make_event(kind, mask, binner)
+            if direction not in best or score[j] > best[direction][0]:
+                best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used)
+    choice = max(best, key=lambda k: best[k][0])
+    score = best[choice][0]
+    # the pooled "both orders" event: Ā = (P(S1) + Q(S2))/2 ≤ e^ε B̄ + δ, B̄ = (Q(S1) + P(S2))/2,
+    # each count a sum over 2·n_est draws (proofs/audit/auditor_validity.md, step 6)
+    a_pool = 1.0 - math.exp(-alpha / 2.0)  # level making Clopper–Pearson valid for Poisson-binomial sums
+    if len(best) == 2 and alpha / 2.0 < 0.25:
+        (_, _, _, a1, b1, n1), (_, _, _, a2, b2, n2) = best["d>d_prime"], best["d_prime>d"]
+        zp = stats.norm.ppf(1.0 - a_pool)
+        n_eff = 1.0 / (_SEL_PENALTY / (n1 + n2) + 1.0 / (2 * n_est))
+        pl = _wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
+        qu = _wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
+        pooled = math.log(pl / qu) if pl > 0 else -math.inf
+        if pooled > score:
+            choice, score = "both", pooled
+    events = {d: _make_event(best[d][1], best[d][2], binner) for d in best}
 
-    # ---- estimation: fresh samples, one event, two Clopper–Pearson bounds (Bonferroni)
+    # ---- estimation: fresh samples, the chosen event(s), two Clopper–Pearson bounds (Bonferroni)
     est_sizes = _sizes(n_est, chunk_size)
-    order = (0, 1) if direction == "d>d_prime" else (1, 0)
-    k = []
-    for i in order:
+    if choice == "both":
+        ev = (events["d>d_prime"], events["d_prime>d"])  # S1 (likelier under d), S2 (likelier under d')
+    else:
+        ev = (events[choice],)
+    c = []  # c[i][e]: draws of input i falling in event e
+    for i in (0, 1):
         tasks = [
-            _CountEvent(_ChunkJob(mechanism, data[i], m, entropy, (2, i, j), stat), event)
+            _CountEvent(_ChunkJob(mechanism, data[i], m, entropy, (2, i, j), stat), ev)
             for j, m in enumerate(est_sizes)
         ]
-        k.append(int(sum(_run(tasks, executor, progress, done, total, est_sizes))))
-    p_lo = float(clopper_pearson_lower(k[0], n_est, alpha / 2.0))
-    q_hi = float(clopper_pearson_upper(k[1], n_est, alpha / 2.0))
+        c.append(np.sum(_run(tasks, executor, progress, done, total, est_sizes), axis=0).astype(np.int64))
+    if choice == "both":
+        k = [int(c[0][0] + c[1][1]), int(c[1][0] + c[0][1])]  # proof: pooled-counts
+        trials, level = 2 * n_est, a_pool
+    else:
+        first = 0 if choice == "d>d_prime" else 1
+        k = [int(c[first][0]), int(c[1 - first][0])]
+        trials, level = n_est, alpha / 2.0
+    p_lo = float(clopper_pearson_lower(k[0], trials, level))
+    q_hi = float(clopper_pearson_upper(k[1], trials, level))
     eps_lb = math.log((p_lo - delta) / q_hi) if p_lo > delta else 0.0  # proof: eps-lb
+    event = ev[0]
+    direction = choice
     return AuditResult(
         epsilon=max(0.0, eps_lb),
         event=event,
@@ -575,6 +617,8 @@ def epsilon_lower_bound(
         count_p=k[0],
         count_q=k[1],
         n_estimation=n_est,
+        n_trials=trials,
+        event_reverse=ev[1] if len(ev) > 1 else None,
         n_selection=n_sel,
         p_interval=(p_lo, 1.0),
         q_interval=(0.0, q_hi),

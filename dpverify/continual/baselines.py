@@ -51,20 +51,21 @@ import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_positive_int
 from dpverify.continual.kary import (
+    _CHUNK,
+    _node_noise,
     check_branching,
     kary_levels,
-    kary_node_span,
     kary_node_sums,
     kary_path_sums,
     kary_recombination,
     kary_strategy_matrix,
 )
-from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = [
     "binary_levels",
     "binary_expected_mse",
     "binary_release",
+    "binary_strategy",
     "BinaryMechanismStream",
     "tree_matrix",
     "boost_expected_mse",
@@ -127,7 +128,15 @@ def binary_levels(n: int, levels: int | None = None) -> int:
 
 
 def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None) -> np.ndarray:
-    """Exact MSE of release t: ``2 L² popcount(t) / ε²`` (popcount(t) independent noisy p-sums)."""
+    """Exact MSE of release t: ``2 L² popcount(t) / ε²`` (popcount(t) independent noisy p-sums).
+
+    Reference: Chan, Shi, Song (2011) Alg. 2; seed 004 §5.2.
+
+    Example
+    -------
+    >>> binary_expected_mse(7, 1.0).tolist()   # L = 3
+    [18.0, 18.0, 36.0, 18.0, 36.0, 36.0, 54.0]
+    """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
     L = binary_levels(n, levels)
@@ -150,9 +159,9 @@ def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     g = as_generator(rng)
     L = binary_levels(a.size, levels)
     psum = kary_node_sums(a, 2)  # α for the p-sum ending at t
-    if noise == "discrete":
-        return kary_path_sums(psum + discrete_laplace(L / eps, a.size, g), 2)
-    return kary_path_sums(psum + g.laplace(0.0, L / eps, size=a.size), 2)  # proof: binary-release
+    scale = np.full(a.size, 1.0 / L)  # weight 1/L per p-sum: Lap(L/ε), or DLap(L/ε) on the integer p-sum
+    z = np.concatenate([_node_noise(scale[lo : lo + _CHUNK], eps, g, noise) for lo in range(0, a.size, _CHUNK)])
+    return kary_path_sums(psum + z * (L if noise == "laplace" else 1), 2)  # proof: binary-release
 
 
 class BinaryMechanismStream:
@@ -172,6 +181,7 @@ class BinaryMechanismStream:
         self._alpha = [0] * (self.n.bit_length() + 1)
         self._alpha_hat = [0.0] * (self.n.bit_length() + 1)
         self._buf = None
+        self._lo = 0
         self.t = 0
 
     @property
@@ -185,11 +195,11 @@ class BinaryMechanismStream:
             raise ValueError(f"a_t must be a non-negative integer, got {a_t!r}")
         if self.t >= self.n:
             raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
-        if self._buf is None:  # one vector of draws in node order: the same as the batch release
-            if self.noise == "laplace":
-                self._buf = self._rng.laplace(0.0, self.L / self.epsilon, size=self.n)
-            else:
-                self._buf = discrete_laplace(self.L / self.epsilon, self.n, self._rng)
+        if self._buf is None or self.t - self._lo >= self._buf.size:  # the batch release's chunks, in order
+            m = min(_CHUNK, self.n - self.t)
+            z = _node_noise(np.full(m, 1.0 / self.L), self.epsilon, self._rng, self.noise)
+            self._buf = z * self.L if self.noise == "laplace" else z
+            self._lo = self.t
         t = self.t + 1
         i = (t & -t).bit_length() - 1
         alpha, hat = self._alpha, self._alpha_hat
@@ -197,7 +207,7 @@ class BinaryMechanismStream:
         for j in range(i):
             alpha[j] = 0
             hat[j] = 0.0
-        hat[i] = alpha[i] + self._buf[t - 1]
+        hat[i] = alpha[i] + self._buf[t - 1 - self._lo]
         self.t = t
         out = 0.0
         for j in range(len(hat) - 1, -1, -1):  # high bits first: the batch adds the descent path in this order
@@ -211,7 +221,13 @@ class BinaryMechanismStream:
 
 
 def tree_matrix(n: int) -> sp.csr_matrix:
-    """H: one row per node of the complete binary tree over n = 2^m leaves (levels h = 0..m, leaves first)."""
+    """H: one row per node of the complete binary tree over n = 2^m leaves (levels h = 0..m, leaves first).
+
+    Example
+    -------
+    >>> tree_matrix(2).toarray().tolist()
+    [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    """
     m = _log2_exact(n)
     rows = []
     for h in range(m + 1):
@@ -243,6 +259,12 @@ def boost_expected_mse(n: int, epsilon: float) -> np.ndarray:
     """Exact MSE of each prefix after Hay's consistency: ``2ℓ²/ε² · wᵀ(HᵀH)⁻¹w``, O(n log n).
 
     ``wᵀ(HᵀH)⁻¹w = t²/(n(2n−1)) + Σ_h g_h(t)² / (2^h (2^h − 1))`` (Haar eigenbasis).
+    Reference: Hay et al. (2010); seed 004 §5.3; ``proofs/continual/baselines_variance.md``.
+
+    Example
+    -------
+    >>> boost_expected_mse(2, 1.0).round(4).tolist()   # ℓ = 2: 2·4·(1/6 + 1/2), 2·4·(4/6)
+    [5.3333, 5.3333]
     """
     eps = check_epsilon(epsilon)
     m = _log2_exact(n)
@@ -253,7 +275,15 @@ def boost_expected_mse(n: int, epsilon: float) -> np.ndarray:
 
 
 def privelet_expected_mse(n: int, epsilon: float) -> np.ndarray:
-    """Exact MSE of each prefix from Privelet: ``2ρ²/ε² (t²/n² + Σ_h g_h(t)²/4^h)``, ρ = 1 + log2 n."""
+    """Exact MSE of each prefix from Privelet: ``2ρ²/ε² (t²/n² + Σ_h g_h(t)²/4^h)``, ρ = 1 + log2 n.
+
+    Reference: Xiao, Wang, Gehrke (2011); seed 004 §5.3.
+
+    Example
+    -------
+    >>> privelet_expected_mse(2, 1.0).tolist()   # ρ = 2: 8·(1/4 + 1/4), 8·(1 + 0)
+    [4.0, 8.0]
+    """
     eps = check_epsilon(epsilon)
     m = _log2_exact(n)
     rho = m + 1
@@ -401,8 +431,13 @@ def honaker_level_weights(n: int, branching: int = 2, weights="uniform") -> np.n
     """Budget shares λ_0..λ_{L-1} of the tree levels (Σ <= 1): ``"uniform"`` (1/L each), ``"optimized"``,
     or an explicit array.
 
-    ``"optimized"`` minimises the exact total MSE over the shares (a smooth problem in L <= 21
-    variables, solved by SLSQP from several starts; it is the best found, not a certified optimum).
+    ``"optimized"`` minimises the exact total MSE over the shares (a smooth problem in L variables,
+    solved by BFGS with the exact gradient from three starts; the best found, not a certified optimum).
+
+    Example
+    -------
+    >>> honaker_level_weights(7, 2).tolist()
+    [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]
     """
     n = check_positive_int(n, "n")
     k = check_branching(branching)
@@ -423,9 +458,17 @@ def honaker_level_variances(shares: np.ndarray, branching: int, epsilon: float) 
     """v_j: variance of the best estimate of one level-j block total from its subtree.
 
     Precisions add: ``1/v_j = ε²λ_j²/2 + 1/(k v_{j−1})`` (the node itself and its k children).
+
+    Example
+    -------
+    >>> honaker_level_variances([0.5, 0.5], 2, 1.0).tolist()   # v_0 = 8, 1/v_1 = 1/8 + 1/16
+    [8.0, 5.333333333333333]
     """
-    lam = np.asarray(shares, dtype=float)
-    k = branching
+    lam = check_finite_array(shares, "shares", ndim=1)
+    if lam.size < 1 or (lam <= 0).any():
+        raise ValueError(f"shares must be non-empty and > 0, got {lam.tolist()}")
+    k = check_branching(branching)
+    epsilon = check_epsilon(epsilon)
     prec = np.empty(lam.size)
     for j in range(lam.size):
         prec[j] = (epsilon * lam[j]) ** 2 / 2.0 + (prec[j - 1] / k if j else 0.0)  # proof: honaker-prec
@@ -493,7 +536,15 @@ def _optimized_shares(n: int, k: int) -> np.ndarray:
 
 
 def honaker_expected_mse(n: int, epsilon: float, *, branching: int = 2, weights="uniform") -> np.ndarray:
-    """Exact MSE of release t: ``Σ_j d_j(t) v_j`` — t's digits count its complete level-j blocks."""
+    """Exact MSE of release t: ``Σ_j d_j(t) v_j`` — t's digits count its complete level-j blocks.
+
+    Reference: Honaker (2015), online use of the tree; ``proofs/continual/baselines_variance.md``.
+
+    Example
+    -------
+    >>> honaker_expected_mse(3, 1.0).round(3).tolist()   # L = 2: v_0 = 8, v_1 = 16/3
+    [8.0, 5.333, 13.333]
+    """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
     k = check_branching(branching)

@@ -366,7 +366,7 @@ def _thm54(thorough: bool = False) -> Outcome:
                 float(np.max(np.abs(lam[:h] / (a * prev) - 1))),
                 float(np.max(np.abs(lam[h + 1 :] / prev - 1))),
             )
-    ok = worst_struct < 2e-5 and worst_lam < 1e-5 and worst_opt < 1e-6 and all(0 < a < 1 for a in alphas)
+    ok = worst_struct < 2e-6 and worst_lam < 1e-6 and worst_opt < 1e-6 and all(0 < a < 1 for a in alphas)
     return Outcome(
         _holds(ok),
         {

@@ -27,11 +27,17 @@ def _v(ok: bool, bad: Verdict = Verdict.REFUTED) -> Verdict:
 def _naive_crossover(thorough: bool = False) -> Outcome:
     from dpverify.continual.experiments import naive_vs_fda
 
+    from dpverify.continual.api import expected_mse
+
     c = naive_vs_fda(4095, 1.0, window=100)
-    ok = 300 <= c.majority <= 500 and c.first <= 400 <= c.last
+    f = expected_mse(4095, 1.0, "fda")
+    q = 4095 // 4
+    growth = float(f[-q:].mean() / f[:q].mean())  # FDA: last quarter vs first quarter of the releases
+    ok = 300 <= c.majority <= 500 and c.first <= 400 <= c.last and growth <= 1.0
     return Outcome(
         _v(ok),
         {
+            "fda_mean_last_quarter/first_quarter": round(growth, 4),
             "first_release_naive_worse": c.first,
             "last_release_naive_better": c.last,
             "majority_switch_window100": c.majority,

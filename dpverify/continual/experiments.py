@@ -70,7 +70,14 @@ class NaiveCrossover:
 
 
 def naive_vs_fda(n: int = 4095, epsilon: float = 1.0, window: int = 100) -> NaiveCrossover:
-    """Where the naive method stops being better than FDA (exact per-release MSEs)."""
+    """Where the naive method stops being better than FDA (exact per-release MSEs); seed 004 §5.1.
+
+    Example
+    -------
+    >>> c = naive_vs_fda(4095)
+    >>> c.first, c.last, c.majority
+    (128, 545, 391)
+    """
     n = check_positive_int(n, "n")
     window = check_positive_int(window, "window")
     if window > n:
@@ -110,7 +117,13 @@ class RatioSummary:
 
 
 def bm_vs_fda(n: int = 4095, epsilon: float = 1.0, levels: int | None = None) -> RatioSummary:
-    """Per-release ratio of the binary mechanism (``levels`` L, default floor(log2 n)+1) to FDA."""
+    """Per-release ratio of the binary mechanism (``levels`` L, default floor(log2 n)+1) to FDA; seed 004 §5.2.
+
+    Example
+    -------
+    >>> round(bm_vs_fda(4095).max, 2)
+    6.03
+    """
     n = check_positive_int(n, "n")
     opts = {} if levels is None else {"levels": levels}
     b = expected_mse(n, epsilon, "binary", **opts)
@@ -153,7 +166,13 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
     """Mean per-release MSE for m = 1..m_max (FDA needs m >= 1: N = 2^m − 1 >= 1).
 
     ``per_release=False`` sums the closed forms over t in O(log n) per m; ``True`` sums
-    the exact per-release arrays (O(n) per m, ~2^26 values at m = 25).
+    the exact per-release arrays (O(n) per m, ~2^26 values at m = 25).  Seed 004 §5.3.
+
+    Example
+    -------
+    >>> s = static_vs_fda(25)
+    >>> s.boost_ratio[[0, 24]].round(4).tolist()
+    [2.6667, 0.6255]
     """
     m_max = check_positive_int(m_max, "m_max")
     eps = check_epsilon(epsilon)
@@ -173,7 +192,13 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
 
 def w_singular_values(n: int) -> np.ndarray:
     """Singular values of the n×n lower-triangular ones matrix W, descending:
-    ``σ_j = 1 / (2 sin((2j − 1)π / (2(2n + 1))))``, j = 1..n (``proofs/continual/baselines_lower_bound.md``)."""
+    ``σ_j = 1 / (2 sin((2j − 1)π / (2(2n + 1))))``, j = 1..n (``proofs/continual/baselines_lower_bound.md``).
+
+    Example
+    -------
+    >>> w_singular_values(2).round(4).tolist()   # W = [[1, 0], [1, 1]]
+    [1.618, 0.618]
+    """
     n = check_positive_int(n, "n")
     j = np.arange(1, n + 1)
     return 1.0 / (2.0 * np.sin((2 * j - 1) * np.pi / (2.0 * (2 * n + 1))))  # proof: w-singular
@@ -181,7 +206,13 @@ def w_singular_values(n: int) -> np.ndarray:
 
 def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
     """Lower bound on the total MSE of ``R (A a + Lap(1/ε))`` over all R·A = W with ||A||_1 <= 1:
-    ``(2/ε²) ||W||_*² / n`` (nuclear norm; Li–Miklau's SVD bound, valid since column l1 >= l2)."""
+    ``(2/ε²) ||W||_*² / n`` (nuclear norm; Li–Miklau's SVD bound, valid since column l1 >= l2).
+
+    Example
+    -------
+    >>> round(factorization_lower_bound(2, 1.0), 4)   # 2 · (φ + 1/φ)² / 2 = 5
+    5.0
+    """
     eps = check_epsilon(epsilon)
     s = w_singular_values(n)
     return 2.0 / eps**2 * float(s.sum()) ** 2 / n  # proof: svd-bound
@@ -216,7 +247,15 @@ class TableRow:
 def comparison_table(n: int, epsilon: float = 1.0) -> list[TableRow]:
     """Every method at n releases, exact.  Static methods run over 2^⌈log2(n+1)⌉ leaves and are
     scored on their first n releases; the last row is the lower bound for any factorization
-    (its ``max`` is the bound on the mean, which also bounds the largest release)."""
+    (its ``max`` is the bound on the mean, which also bounds the largest release).
+
+    Example
+    -------
+    >>> rows = comparison_table(63)
+    >>> fda = next(r for r in rows if r.method == "fda")
+    >>> all(r.total >= rows[-1].total for r in rows[:-1]), fda.online
+    (True, True)
+    """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
     k_tot = best_branching(n, "total")
@@ -252,6 +291,11 @@ def simulate_mse(method: str, n: int, epsilon: float, reps: int, rng=None, **opt
 
     The error of these linear mechanisms does not depend on the data (the paper's remark in §5);
     the counts are redrawn anyway so the check does not rely on it.
+
+    Example
+    -------
+    >>> simulate_mse("naive", 3, 1.0, 4, rng=0).shape
+    (3,)
     """
     n = check_positive_int(n, "n")
     reps = check_positive_int(reps, "reps")

@@ -72,7 +72,13 @@ _OBJECTIVES = ("total", "minimax")
 
 
 def check_branching(k, name: str = "branching") -> int:
-    """The branching factor: an integer >= 2."""
+    """The branching factor: an integer >= 2.
+
+    Example
+    -------
+    >>> check_branching(16)
+    16
+    """
     k = check_positive_int(k, name)
     if k < 2:
         raise ValueError(f"{name} must be >= 2, got {k}")
@@ -102,7 +108,13 @@ def kary_levels(n: int, k: int) -> int:
 
 
 def kary_digits(n: int, k: int) -> list[int]:
-    """Base-k digits of n, least significant first."""
+    """Base-k digits of n, least significant first.
+
+    Example
+    -------
+    >>> kary_digits(11, 3)
+    [2, 0, 1]
+    """
     out = []
     while n:
         n, d = divmod(n, k)
@@ -359,7 +371,13 @@ def _assemble_minimax(n: int, k: int) -> np.ndarray:
 
 
 def kary_minimax_value(n: int, k: int) -> float:
-    """Smallest possible largest per-release value ``max_t Σ_{path(t)} 1/λ_i²`` (times 2/ε² for the MSE)."""
+    """Smallest possible largest per-release value ``max_t Σ_{path(t)} 1/λ_i²`` (times 2/ε² for the MSE).
+
+    Example
+    -------
+    >>> round(kary_minimax_value(3, 2), 4)   # FDA's weights give max 7.3 for n = 3
+    5.8284
+    """
     n = check_positive_int(n, "n")
     k = check_branching(k)
     return float(_minimax_plan(n, k)[0])
@@ -414,7 +432,13 @@ def kary_path_sums(x, k: int) -> np.ndarray:
 
 
 def best_branching(n: int, objective: str = "total") -> int:
-    """The library's default k: the k in 2..64 with the smallest total (or largest-release) error for n."""
+    """The library's default k: the k in 2..64 with the smallest total (or largest-release) error for n.
+
+    Example
+    -------
+    >>> best_branching(4095), best_branching(4095, "minimax")
+    (16, 8)
+    """
     n = check_positive_int(n, "n")
     _check_objective(objective)
     return _best_branching(n, objective)
@@ -461,7 +485,14 @@ def kary_expected_mse(
 
 
 def kary_strategy(n: int, *, branching: int | None = None, objective: str = "total"):
-    """``(R, A) = (B Σ⁻¹, Σ M)`` of the weighted k-ary tree (R @ A = W, max column l1 of A <= 1)."""
+    """``(R, A) = (B Σ⁻¹, Σ M)`` of the weighted k-ary tree (R @ A = W, max column l1 of A <= 1).
+
+    Example
+    -------
+    >>> R, A = kary_strategy(5, branching=3)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5)))))
+    True
+    """
     n = check_positive_int(n, "n")
     k = _resolve(n, branching, objective)
     lam = kary_weights(n, k, objective)
@@ -476,6 +507,16 @@ def kary_node_sums(a: np.ndarray, k: int) -> np.ndarray:
     np.cumsum(a, out=s[1:])
     t = np.arange(1, a.size + 1, dtype=np.int64)
     return s[1:] - s[t - _spans(a.size, k)]
+
+
+_CHUNK = 4096  # noise is drawn in chunks of nodes, in node order (batch and stream alike)
+
+
+def _node_noise(lam: np.ndarray, eps: float, g: np.random.Generator, noise: str) -> np.ndarray:
+    """Noise of a run of nodes: Lap(1/ε) for the weighted node, or integer DLap(1/(ελ_i)) for the count."""
+    if noise == "laplace":
+        return g.laplace(0.0, 1.0 / eps, size=lam.size)
+    return discrete_laplace(1.0 / (eps * lam), lam.size, g)
 
 
 def kary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
@@ -496,12 +537,13 @@ def kary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, br
     k = _resolve(a.size, branching, objective)
     lam = kary_weights(a.size, k, objective)
     c = kary_node_sums(a, k)
-    if noise == "discrete":
-        return kary_path_sums(c + discrete_laplace(1.0 / (eps * lam), lam.size, g), k)
-    if noise != "laplace":
+    if noise not in ("laplace", "discrete"):
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    z = np.concatenate([_node_noise(lam[lo : lo + _CHUNK], eps, g, noise) for lo in range(0, a.size, _CHUNK)])
+    if noise == "discrete":
+        return kary_path_sums(c + z, k)  # integer nodes, DLap(1/(ελ_i)) each
     # ε-DP: every column sum of ΣM is <= 1, so Lap(1/ε) on ΣMa suffices
-    y = lam * c + g.laplace(0.0, 1.0 / eps, size=lam.size)  # proof: kary-release
+    y = lam * c + z  # proof: kary-release
     return kary_path_sums(y / lam, k)
 
 
@@ -510,8 +552,9 @@ class KaryStream:
 
     Keeps, per level j, the true count since the last multiple of k^j (node t
     of level v is ``acc[v]``) and the noisy release at the last multiple of
-    k^j (the base ``ŝ_{t - k^v}`` of eq. 5.6).  Noise is drawn one node at a
-    time from ``rng`` in node order, so the same seed gives the batch release.
+    k^j (the base ``ŝ_{t - k^v}`` of eq. 5.6).  Noise is drawn from ``rng`` in
+    chunks of 4096 nodes in node order, as the batch release draws it, so the
+    same seed gives the same releases.
     """
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
@@ -529,17 +572,17 @@ class KaryStream:
         self._base = [0.0] * (L + 1)
         self.t = 0
         self._buf = None
+        self._lo = 0
 
     @property
     def remaining(self) -> int:
         return self.n - self.t
 
-    def _draw_all(self):
-        # same draw order as kary_release: one vector of n draws
-        if self.noise == "laplace":
-            self._buf = self._rng.laplace(0.0, 1.0 / self.epsilon, size=self.n)
-        else:
-            self._buf = discrete_laplace(1.0 / (self.epsilon * self._lam), self.n, self._rng)
+    def _draw(self):
+        # the same chunks, in the same order, as kary_release
+        lo = self.t
+        self._buf = _node_noise(self._lam[lo : lo + _CHUNK], self.epsilon, self._rng, self.noise)
+        self._lo = lo
 
     def push(self, a_t) -> float:
         """Add the count of release t = pushes + 1; return the noisy s_t (refuses push n + 1)."""
@@ -549,8 +592,8 @@ class KaryStream:
             raise ValueError(f"a_t must be a non-negative integer, got {a_t!r}")
         if self.t >= self.n:
             raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
-        if self._buf is None:
-            self._draw_all()
+        if self._buf is None or self.t - self._lo >= self._buf.size:
+            self._draw()
         t = self.t + 1
         a = int(a_t)
         v, r = 0, t
@@ -562,9 +605,9 @@ class KaryStream:
         c = acc[v]  # node t covers the counts since the last multiple of k^v
         lam = self._lam[t - 1]
         if self.noise == "laplace":
-            s = self._base[v] + (lam * c + self._buf[t - 1]) / lam
+            s = self._base[v] + (lam * c + self._buf[t - 1 - self._lo]) / lam
         else:
-            s = self._base[v] + (c + int(self._buf[t - 1]))
+            s = self._base[v] + (c + int(self._buf[t - 1 - self._lo]))
         for j in range(v + 1):
             acc[j] = 0
             self._base[j] = s

@@ -286,7 +286,7 @@ def _grid(dataset: str, thorough: bool):
     from dpverify.pca.evaluate import evaluate
 
     if thorough:
-        rows = evaluate(dataset, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=_EPS, runs=5, rng=5)
+        rows = evaluate(dataset, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=_EPS, runs=5, rng=5, jobs=2)
         return rows, {"rows": "all", "ks": "1..p", "runs": 5, "seed": 5}
     ks = (1, 5, 9, 21) if dataset == "adult" else (1, 4, 7, 10)
     rows = evaluate(dataset, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=_EPS, ks=ks, runs=2,

@@ -25,13 +25,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     t = time.perf_counter()
     rows = evaluate(args.dataset, methods=tuple(args.methods), epsilons=tuple(args.eps), ks=args.ks,
-                    runs=args.runs, svm=not args.no_svm, max_rows=args.max_rows, rng=args.seed)
+                    runs=args.runs, svm=not args.no_svm, max_rows=args.max_rows, rng=args.seed,
+                    jobs=args.jobs)
     secs = time.perf_counter() - t
     if args.json:
         print(json.dumps({"dataset": args.dataset, "seconds": secs, "seed": args.seed,
                           "rows": [r.__dict__ for r in rows]}, indent=2))
         return 0
-    table = Table(title=f"{args.dataset}: {len(rows)} cells × {args.runs} runs in {secs:.1f} s (seed {args.seed})")
+    table = Table(title=f"{args.dataset}: {len(rows)} cells × {args.runs} runs in {secs:.1f} s "
+                        f"(seed {args.seed}, {args.jobs} job(s))")
     for col in ("method", "ε", "k", "MSE mean", "MSE sd", "SVM acc", "acc sd"):
         table.add_column(col, justify="right" if col not in ("method",) else "left")
     for r in rows:
@@ -83,6 +85,7 @@ def register(subparsers) -> None:
     e.add_argument("--max-rows", type=int, default=None, help="publish a seeded subsample of this size")
     e.add_argument("--no-svm", action="store_true", help="MSE only")
     e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_evaluate)
 

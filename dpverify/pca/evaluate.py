@@ -133,14 +133,34 @@ class EvalRow:
     acc_std: float | None
 
 
+def _run_cell(task) -> EvalRow:
+    """One grid cell (module-level so that worker processes can run it)."""
+    dataset, m, e, k, runs, seed, svm, X, y, Xt, yt, bounds = task
+    pubs = make_mechanism(m, k, e, bounds).publish_many(X, runs, np.random.default_rng(seed))
+    errs = [mse(P, X) for P in pubs]
+    accs = [svm_accuracy(P, y, Xt, yt, reference=X) for P in pubs] if svm else None
+    return EvalRow(dataset, m, e, k, runs, float(np.mean(errs)), float(np.std(errs)),
+                   None if accs is None else float(np.mean(accs)),
+                   None if accs is None else float(np.std(accs)))
+
+
+def _seed_sequence(rng) -> np.random.SeedSequence:
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(int(as_generator(rng).integers(2 ** 63)))
+    as_generator(rng)  # validates an int seed
+    return np.random.SeedSequence(int(rng))
+
+
 def evaluate(dataset: str, *, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=(0.1, 0.5, 1.0),
              ks=None, runs: int = 5, svm: bool = True, max_rows: int | None = None,
-             max_test_rows: int | None = None, rng=None, progress=None) -> list[EvalRow]:
+             max_test_rows: int | None = None, rng=None, jobs: int = 1, progress=None) -> list[EvalRow]:
     """The paper's grid: every method × ε × k, ``runs`` publications each, MSE and SVM accuracy.
 
     ``ks`` defaults to 1..p; ``max_rows`` publishes a seeded random subsample and
-    ``max_test_rows`` tests on one (for quick checks); ``progress(done, total)`` is called after every cell.  PPCA ignores ε (one row
-    per k with ``epsilon=None``).
+    ``max_test_rows`` tests on one (for quick checks).  PPCA ignores ε (one row per k with
+    ``epsilon=None``).  Every cell draws from its own child of ``SeedSequence(rng)``, so the
+    result does not depend on ``jobs`` (worker processes); ``progress(done, total)`` is
+    called after every cell.
 
     Example
     -------
@@ -153,7 +173,9 @@ def evaluate(dataset: str, *, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=
             raise ValueError(f"methods must be drawn from {METHODS}, got {m!r}")
     eps_list = [check_epsilon(e) for e in epsilons]
     runs = check_positive_int(runs, "runs")
-    g = as_generator(rng)
+    jobs = check_positive_int(jobs, "jobs")
+    ss = _seed_sequence(rng)
+    g = np.random.default_rng(ss.spawn(1)[0])          # subsampling stream
     X, y, Xt, yt, bounds = load_split(dataset)
     if max_rows is not None:
         max_rows = check_positive_int(max_rows, "max_rows")
@@ -169,17 +191,24 @@ def evaluate(dataset: str, *, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=
     ks = list(range(1, p + 1)) if ks is None else [check_k(k, p) for k in ks]
     cells = [(m, None if m == "ppca" else e, k) for m in methods for e in (eps_list[:1] if m == "ppca" else eps_list)
              for k in ks]
-    out = []
-    for i, (m, e, k) in enumerate(cells):
-        mech = make_mechanism(m, k, e, bounds)
-        pubs = mech.publish_many(X, runs, g)
-        errs = [mse(P, X) for P in pubs]
-        accs = [svm_accuracy(P, y, Xt, yt, reference=X) for P in pubs] if svm else None
-        out.append(EvalRow(dataset, m, e, k, runs, float(np.mean(errs)), float(np.std(errs)),
-                           None if accs is None else float(np.mean(accs)),
-                           None if accs is None else float(np.std(accs))))
-        if progress is not None:
-            progress(i + 1, len(cells))
+    cell_seeds = ss.spawn(len(cells))                   # one independent stream per cell
+    tasks = [(dataset, m, e, k, runs, cell_seeds[i], svm, X, y, Xt, yt, bounds) for i, (m, e, k) in enumerate(cells)]
+    out: list[EvalRow] = []
+    if jobs == 1:
+        results = map(_run_cell, tasks)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=jobs)
+        results = pool.map(_run_cell, tasks)
+    try:
+        for row in results:
+            out.append(row)
+            if progress is not None:
+                progress(len(out), len(cells))
+    finally:
+        if jobs > 1:
+            pool.shutdown()
     return out
 
 

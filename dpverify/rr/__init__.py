@@ -10,6 +10,10 @@ symbolic_optimum(delta_value=None) -> sympy.Piecewise
     u*(ε, δ, π0) of the binary models I/II derived from the LP's vertices.
 solve_lp(pi, epsilon, delta=0.0, definition="per_output", solver="highs")
     The LP (19)–(20) solved by HiGHS or cvxpy/Clarabel with a dual certificate.
+exact_optimum / verify_certificate_exact
+    The closed form with its dual certificate in rational arithmetic, and an independent checker.
+extreme_points(n, epsilon, delta=0.0)
+    Vertex enumeration of the LDP polytope for n ≤ 3 (the paper's extreme-point method).
 simulate_survey / estimate_distribution
     Sampling respondents and the unbiased inversion estimator.
 
@@ -27,7 +31,14 @@ Example
 """
 
 from dpverify.rr.lp import Certificate, LPSolution, solve_lp
-from dpverify.rr.nary import optimal_mechanism, optimal_support, optimal_utility
+from dpverify.rr.nary import (
+    exact_optimum,
+    extreme_points,
+    optimal_mechanism,
+    optimal_support,
+    optimal_utility,
+    verify_certificate_exact,
+)
 from dpverify.rr.simulate import SurveyResult, estimate_distribution, simulate_survey
 from dpverify.rr.symbolic import symbolic_optimum
 
@@ -36,10 +47,13 @@ __all__ = [
     "LPSolution",
     "SurveyResult",
     "estimate_distribution",
+    "exact_optimum",
+    "extreme_points",
     "optimal_mechanism",
     "optimal_support",
     "optimal_utility",
     "simulate_survey",
     "solve_lp",
     "symbolic_optimum",
+    "verify_certificate_exact",
 ]

@@ -121,6 +121,12 @@ def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.n
 
     Reference: seed 003, eqs. (4), (15), model (19)–(20); derivation in
     ``proofs/rr/nary_optimum.md``.
+
+    Notes
+    -----
+    Entries 1/(e^ε + k − 1) underflow to 0 in float64 for ε beyond ~745, and
+    the float matrix then stops being ε-LDP (the checker will say so); use
+    :func:`exact_optimum` for such ε.
     """
     p = _check_pi(pi)
     eps = check_epsilon(epsilon)

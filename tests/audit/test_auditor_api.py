@@ -31,6 +31,7 @@ def test_signature_and_result_fields():
     assert r.n_selection == 10_000
     lo, hi = r.p_interval[0], r.q_interval[1]
     assert 0 <= lo <= r.p_hat and r.q_hat <= hi <= 1
+    assert r.n_trials in (r.n_estimation, 2 * r.n_estimation)
     # ε_lb is recomputable from the reported numbers
     assert r.epsilon == pytest.approx(max(0.0, np.log(lo / hi)), abs=1e-12)
     assert str(r.event) == r.event.description
@@ -38,13 +39,30 @@ def test_signature_and_result_fields():
 
 
 def test_counts_are_recomputable_from_the_event():
-    """The estimation counts are exactly what event.contains gives on the estimation draws."""
+    """The estimation counts are exactly what the events' ``contains`` give on the estimation draws."""
     r = epsilon_lower_bound(LAP, 0.0, 1.0, samples=10_000, rng=5, chunk_size=10_000)
-    i = 0 if r.direction == "d>d_prime" else 1
     data = (0.0, 1.0)
-    g = np.random.default_rng(np.random.SeedSequence(r.seed_entropy, spawn_key=(2, i, 0)))
-    out = LAP(data[i], g, r.n_estimation)
-    assert int(np.count_nonzero(r.event.contains(out))) == r.count_p
+    draws = [LAP(data[i], np.random.default_rng(np.random.SeedSequence(r.seed_entropy, spawn_key=(2, i, 0))),
+                 r.n_estimation) for i in (0, 1)]
+    hits = lambda ev, i: int(np.count_nonzero(ev.contains(draws[i])))  # noqa: E731
+    if r.direction == "both":
+        assert r.n_trials == 2 * r.n_estimation
+        assert r.count_p == hits(r.event, 0) + hits(r.event_reverse, 1)
+        assert r.count_q == hits(r.event, 1) + hits(r.event_reverse, 0)
+    else:
+        i = 0 if r.direction == "d>d_prime" else 1
+        assert (r.count_p, r.count_q) == (hits(r.event, i), hits(r.event, 1 - i))
+    assert r.direction == "both"  # a symmetric mechanism: the pooled event is chosen
+
+
+def test_single_direction_for_asymmetric_mechanism():
+    """Exponential mechanism without the 2 (seeded): the violation lives in one order only."""
+    from dpverify.audit.mechanisms import ExponentialMechanism
+
+    r = epsilon_lower_bound(ExponentialMechanism(1.0, factor=1.0), [0.0, 5.0, 5.0], [1.0, 4.0, 4.0],
+                            samples=20_000, rng=1)
+    assert r.direction in ("d>d_prime", "d_prime>d") and r.event_reverse is None
+    assert r.n_trials == r.n_estimation
 
 
 def test_reproducible_and_executor_gives_same_result():
@@ -64,7 +82,12 @@ def test_progress_reports_all_samples():
 
 
 def test_verdict_helper_never_says_holds():
+    """Half-scale noise (true ε = 2) at 20 000 samples: ε_lb ≈ 1.8, more than 10 delta-method sd above
+    the claimed 1, so an unseeded rerun would miss the refutation with probability < 1e-20."""
     r = epsilon_lower_bound(LaplaceMechanism(1.0, scale_factor=0.5), 0.0, 1.0, samples=20_000, rng=0)
+    n = r.n_trials
+    sd = np.sqrt((1 - r.p_hat) / (n * r.p_hat) + (1 - r.q_hat) / (n * r.q_hat))
+    assert r.epsilon - 1.0 > 10 * sd
     assert r.verdict(1.0) is Verdict.REFUTED and r.refutes(1.0)
     assert r.verdict(100.0) is Verdict.INCONCLUSIVE
     with pytest.raises(ValueError, match="claimed_epsilon"):
@@ -138,9 +161,13 @@ def test_inputs_not_mutated_and_passed_read_only():
 
 
 def test_vector_outputs_with_projection_and_pattern_code():
+    """Wrong-relation histogram (true ε = 2 on the projection's tail): seeded; ε_lb − 1 is asserted
+    to exceed 5 delta-method sd, so an unseeded rerun fails with probability ≲ 3e-7."""
     mech = HistogramLaplace(1.0, 4, 1.0)  # the wrong-relation bug: refuted through a projection
     r = epsilon_lower_bound(mech, [0, 1, 2, 3], [1, 1, 2, 3], samples=40_000, rng=2, statistic=BinDifference(0, 1))
-    assert r.epsilon > 1.0
+    n = r.n_trials
+    sd = np.sqrt((1 - r.p_hat) / (n * r.p_hat) + (1 - r.q_hat) / (n * r.q_hat))
+    assert r.epsilon - 1.0 > 5 * sd
     with pytest.raises(ValueError, match="pattern entries"):
         PatternCode(0, 1)(np.array([[0, 2]]))
     assert PatternCode(-1, 1)(np.array([[-1, -1], [1, 1]])).tolist() == [0, 8]

@@ -5,6 +5,11 @@ from dpverify.claims import Verdict, all_claims, run_claims
 
 
 def test_audit_claims_as_expected():
+    """Seeded claims (deterministic). Were they unseeded: controls run at confidence 1 − 1e-6 (false
+    refutation ≤ 1e-6 each); bugs are refuted with margins > 5 sd (miss ≲ 3e-7); the false-refutation
+    claim needs ≥ 41 refutations of 300 to fail where ≈ 12 are expected (≈ 8 sd, < 1e-12); the power
+    claim fails only if ≥ 3 of 20 audits with margins > 3.5 sd miss (< 1e-8); the tightness claims are
+    seeded point measurements whose spread over seeds is reported by benchmarks/bench_audit.py."""
     results = run_claims(all_claims("audit."))
     mine = [r for r in results if r.claim.id.startswith(("audit.control.", "audit.bug.", "audit.ground_truth",
                                                          "audit.false_refutation_rate", "audit.power",

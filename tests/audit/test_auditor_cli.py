@@ -6,6 +6,7 @@ from dpverify.cli import main
 
 
 def test_cli_json_refuted(capsys):
+    """Half-scale noise, seeded; margin > 10 sd as in test_auditor_api (false alarm < 1e-20)."""
     rc = main(["audit", "dpverify.audit.examples:laplace_half_noise_eps1", "--d", "0", "--d-prime", "1",
                "--epsilon", "1", "--samples", "20000", "--seed", "1", "--json"])
     out = json.loads(capsys.readouterr().out)
@@ -14,8 +15,10 @@ def test_cli_json_refuted(capsys):
 
 
 def test_cli_table_inconclusive_with_list_inputs(capsys):
+    """A correct mechanism audited at confidence 1 − 1e-6: false refutation ≤ 1e-6 (seeded)."""
     rc = main(["audit", "dpverify.audit.examples:noisy_max_index_eps1", "--d", "[1,1,1,1,1]",
-               "--d-prime", "[2,0,0,0,0]", "--epsilon", "1", "--samples", "20000", "--seed", "2"])
+               "--d-prime", "[2,0,0,0,0]", "--epsilon", "1", "--samples", "20000", "--seed", "2",
+               "--confidence", "0.999999"])
     out = capsys.readouterr().out
     assert rc == 0 and "inconclusive" in out and "ε lower bound" in out
 

@@ -63,7 +63,7 @@ def test_fda_release_control_not_refuted():
 
 def _margin_sd(r):
     """Delta-method sd of ln(p̂/q̂) from the estimation counts (for the false-alarm statement)."""
-    n = r.n_estimation
+    n = r.n_trials
     p, q = max(r.count_p, 1) / n, max(r.count_q, 1) / n
     return math.sqrt((1 - p) / (n * p) + (1 - q) / (n * q))
 

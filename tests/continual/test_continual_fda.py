@@ -61,12 +61,27 @@ def test_cvxpy_cross_check(n):
     assert np.max(np.abs(lam / fda_weights(n) - 1)) < 1e-5
 
 
+@pytest.mark.parametrize("m", range(1, 9))
+def test_cvxpy_recursion_sizes_to_1e_6(m):
+    n = 2**m - 1
+    lam, opt = solve_diagonal_cvxpy(n)
+    assert abs(opt / fda_optimum(n) - 1) < 1e-6
+    assert np.max(np.abs(lam / fda_weights(n) - 1)) < 1e-6
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [511, 1023, 2047, 4095, 3001])
+@pytest.mark.parametrize("n", [511, 1023, 2047, 4095])
 def test_cvxpy_cross_check_large(n):
     lam, opt = solve_diagonal_cvxpy(n)
     assert abs(opt / fda_optimum(n) - 1) < 1e-6
-    assert np.max(np.abs(lam / fda_weights(n) - 1)) < 1e-5
+    assert np.max(np.abs(lam / fda_weights(n) - 1)) < 1e-6
+
+
+@pytest.mark.slow
+def test_cvxpy_cross_check_large_any_n():
+    lam, opt = solve_diagonal_cvxpy(3001)
+    assert abs(opt / fda_optimum(3001) - 1) < 1e-6
+    assert np.max(np.abs(lam / fda_weights(3001) - 1)) < 1e-5
 
 
 def test_recursion_matches_paper_form():

@@ -83,6 +83,33 @@ def test_simulation_claim_catches_a_wrong_exact_mse(monkeypatch):
     assert _claim("continual.exp.simulation").check().verdict == Verdict.REFUTED
 
 
+def test_kary_recursion_claim_catches_a_wrong_optimum(monkeypatch):
+    import dpverify.continual.kary as K
+
+    real = K.kary_optimum
+    monkeypatch.setattr(K, "kary_optimum", lambda n, k: real(n, k) * 1.001)
+    assert _claim("continual.beyond.kary_recursion").check().verdict == Verdict.REFUTED
+
+
+def test_naive_and_steadiness_claims_follow_the_numbers(monkeypatch):
+    import dpverify.continual.api as api
+    import dpverify.continual.experiments as E
+
+    real_cross = E.naive_vs_fda
+    monkeypatch.setattr(E, "naive_vs_fda", lambda n, eps, window=100: E.NaiveCrossover(
+        **{**real_cross(n, eps, window).__dict__, "majority": 800}))
+    assert _claim("continual.exp.naive_crossover").check().verdict == Verdict.REFUTED
+    monkeypatch.undo()
+    real = api.expected_mse
+
+    def flat_bm(n, eps, method="fda", **o):
+        v = real(n, eps, method, **o)
+        return np.full_like(v, v.mean()) if method == "binary" else v
+
+    monkeypatch.setattr(api, "expected_mse", flat_bm)
+    assert _claim("continual.exp.bm_steadier").check().verdict == Verdict.REFUTED
+
+
 def test_lower_bound_singular_values_and_validity():
     from dpverify.continual.experiments import factorization_lower_bound, w_singular_values
 

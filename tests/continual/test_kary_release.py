@@ -96,3 +96,18 @@ def test_bad_input_not_mutated():
             s.push(bad)
     with pytest.raises(TypeError, match="a_t"):
         s.push("1")
+
+
+@pytest.mark.parametrize("noise", ["laplace", "discrete"])
+@pytest.mark.parametrize("meth,opts", [("kary-fda", {"branching": 16}), ("binary", {})])
+def test_stream_equals_batch_across_noise_chunks(meth, opts, noise):
+    """n larger than the 4096-node noise chunk: stream and batch still draw the same noise."""
+    n = 5000
+    a = np.random.default_rng(4).poisson(2, n)
+    batch = release(a, 1.0, meth, rng=8, noise=noise, **opts)
+    s = stream(n, 1.0, meth, rng=8, noise=noise, **opts)
+    online = np.array([s.push(int(x)) for x in a])
+    if noise == "discrete":
+        assert batch.dtype.kind == "i" and np.array_equal(batch, online)
+    else:
+        assert np.allclose(batch, online, rtol=0, atol=1e-8)

@@ -64,3 +64,10 @@ def test_cli_evaluate_and_audit(capsys):
     assert res["verdict"] == "refuted" and res["epsilon_lower_bound"] > 1.0
     assert main(["pca-evaluate", "--dataset", "magic", "--eps", "-1"]) == 2
     assert "epsilon" in capsys.readouterr().err
+
+
+def test_evaluate_does_not_depend_on_jobs():
+    kw = dict(methods=("ppca", "ppca-dp"), epsilons=(1.0,), ks=(1, 3), runs=2, max_rows=400, max_test_rows=300, rng=4)
+    assert evaluate("magic", **kw) == evaluate("magic", jobs=2, **kw)
+    with pytest.raises(ValueError, match="jobs"):
+        evaluate("magic", jobs=0, **kw)
