@@ -87,6 +87,8 @@ def main(quick: bool = False) -> int:
          {"statistic": PatternCode()}),
         ("SVT without cutoff (Lyu Alg. 6)", SparseVector(1.0, variant="no_cutoff"), svt_d, svt_dp,
          {"statistic": PatternCode()}),
+        ("SVT, noise not scaled by c (Lyu Alg. 4, Lee-Clifton)", SparseVector(1.0, variant="lee_clifton"), svt_d,
+         svt_dp, {"statistic": PatternCode()}),
     ]
     for name, mech, d, dp, kw in bugs:
         n, total, r = 10_000, 0.0, None

@@ -101,6 +101,10 @@ _BUGS = {
     "svt_no_query_noise": ("Sparse vector without noise on the queries (Lyu et al. Alg. 5) is ε-DP",
                            DEF, lambda: (SparseVector(1.0, variant="no_query_noise"), SVT_D, SVT_DP, 1.0, 20_000,
                                          {"statistic": PatternCode()})),
+    "svt_lee_clifton": ("Sparse vector with query noise Lap(Δ/ε2) not scaled by c (Lyu et al. Alg. 4, Lee & "
+                        "Clifton; ε1 = ε/4, ε2 = 3ε/4, c = 1) is ε-DP",
+                        DEF, lambda: (SparseVector(1.0, variant="lee_clifton"), SVT_D, SVT_DP, 1.0, 400_000,
+                                      {"statistic": PatternCode()})),
     "svt_no_cutoff": ("Sparse vector answering every query without a cutoff (Lyu et al. Alg. 6) is ε-DP",
                       DEF, lambda: (SparseVector(1.0, variant="no_cutoff"), SVT_D, SVT_DP, 1.0, 100_000,
                                     {"statistic": PatternCode()})),

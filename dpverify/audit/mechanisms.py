@@ -15,7 +15,8 @@ Known bugs (must be refuted):
   (Ding et al., CCS 2018, "NoisyMax with value"; both Laplace and exponential noise);
 - ``SparseVector(variant="no_query_noise")`` — Lyu et al. Alg. 5 (Stoddard et al.): no noise on
   the queries, not private for any ε; ``SparseVector(variant="no_cutoff")`` — Lyu et al.
-  Alg. 6 (Chen et al.): answers every query without the cutoff c.
+  Alg. 6 (Chen et al.): answers every query without the cutoff c; ``variant="lee_clifton"`` —
+  Lyu et al. Alg. 4 (Lee & Clifton): query noise that does not grow with c, ((1 + 6c)/4)ε-DP.
 
 All are small frozen dataclasses (picklable: they run on Dask workers too).
 """
@@ -220,7 +221,8 @@ class SparseVector:
     Output: one entry per query, 1 = ⊤ (above), 0 = ⊥, −1 = not answered (after c ⊤).
     variant="alg1": ρ = Lap(Δ/ε1), ν_i = Lap(2cΔ/ε2), ε1 = ε2 = ε/2, stop after c ⊤ (ε-DP);
     "no_query_noise": ν_i = 0, no cutoff (Alg. 5, not DP); "no_cutoff": ν_i = Lap(Δ/ε2),
-    no cutoff (Alg. 6, not ε-DP).
+    no cutoff (Alg. 6, not ε-DP); "lee_clifton": ε1 = ε/4, ε2 = 3ε/4, ν_i = Lap(Δ/ε2), stop
+    after c ⊤ (Alg. 4, only ((1 + 6c)/4)ε-DP).
     """
 
     epsilon: float
@@ -232,8 +234,10 @@ class SparseVector:
         check_epsilon(self.epsilon)
         check_real(self.threshold, "threshold")
         check_positive_int(self.c, "c")
-        if self.variant not in ("alg1", "no_query_noise", "no_cutoff"):
-            raise ValueError(f"variant must be 'alg1', 'no_query_noise' or 'no_cutoff', got {self.variant!r}")
+        if self.variant not in ("alg1", "no_query_noise", "no_cutoff", "lee_clifton"):
+            raise ValueError(
+                f"variant must be 'alg1', 'no_query_noise', 'no_cutoff' or 'lee_clifton', got {self.variant!r}"
+            )
 
     def __call__(self, data, rng, n):
         q = np.asarray(data, dtype=float)
@@ -248,6 +252,11 @@ class SparseVector:
         elif self.variant == "no_cutoff":
             nu = rng.laplace(0.0, 1.0 / e2, (n, q.size))
             cutoff = False
+        elif self.variant == "lee_clifton":
+            e1, e2 = self.epsilon / 4.0, 3.0 * self.epsilon / 4.0
+            rho = rng.laplace(0.0, 1.0 / e1, (n, 1))
+            nu = rng.laplace(0.0, 1.0 / e2, (n, q.size))  # does not scale with c
+            cutoff = True
         else:
             raise ValueError(f"unknown variant {self.variant!r}")
         above = (q + nu >= self.threshold + rho).astype(np.int64)

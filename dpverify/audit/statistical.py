@@ -246,7 +246,7 @@ class _Binner:
 
     def count(self, t: np.ndarray) -> np.ndarray:
         if self.discrete:
-            if self.lut is not None:
+            if self.lut is not None and t.dtype.kind in "biu":
                 off = t.astype(np.int64) - self.edges[0]
                 inside = (off >= 0) & (off < len(self.lut))
                 b = np.where(inside, self.lut[np.clip(off, 0, len(self.lut) - 1)], self.nbins - 1)
@@ -386,7 +386,7 @@ class _ChunkJob:
                     f"mechanism outputs have shape {out.shape[1:]} per sample; pass statistic= (a callable "
                     "mapping outputs to one number each, e.g. a projection or PatternCode()) or statistic='classifier'"
                 )
-            return out
+            return out.astype(np.int64) if out.dtype.kind == "b" else out
         try:
             t = np.asarray(self.statistic(out))
         except Exception as exc:
@@ -397,7 +397,7 @@ class _ChunkJob:
             raise MechanismError("statistic returned NaN or inf")
         if t.dtype.kind not in "biuf":
             raise MechanismError(f"statistic returned non-numeric values of dtype {t.dtype}")
-        return t
+        return t.astype(np.int64) if t.dtype.kind == "b" else t
 
 
 @dataclass(frozen=True)

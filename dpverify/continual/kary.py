@@ -375,8 +375,8 @@ def kary_minimax_value(n: int, k: int) -> float:
 
     Example
     -------
-    >>> round(kary_minimax_value(3, 2), 4)   # FDA's weights give max 7.3 for n = 3
-    5.8284
+    >>> round(kary_minimax_value(3, 2), 4)   # FDA's total-optimal weights give 5.1072 for n = 3
+    4.5465
     """
     n = check_positive_int(n, "n")
     k = check_branching(k)

@@ -202,3 +202,36 @@ def test_mechanism_parameters_validated():
                              (lambda: LaplaceMechanism(float("nan")), ValueError, "epsilon")]:
         with pytest.raises(exc, match=match):
             make()
+
+
+def test_process_pool_gives_same_result():
+    from concurrent.futures import ProcessPoolExecutor
+
+    a = epsilon_lower_bound(LAP, 0.0, 1.0, samples=40_000, rng=21, chunk_size=9_000)
+    with ProcessPoolExecutor(2) as ex:
+        b = epsilon_lower_bound(LAP, 0.0, 1.0, samples=40_000, rng=21, chunk_size=9_000, executor=ex)
+    assert (a.epsilon, a.count_p, a.count_q) == (b.epsilon, b.count_p, b.count_q)
+
+
+def test_memory_bounded_by_chunk_size():
+    sizes = []
+
+    def mech(data, rng, n):
+        sizes.append(n)
+        return rng.laplace(float(data), 1.0, n)
+
+    r = epsilon_lower_bound(mech, 0.0, 1.0, samples=100_001, rng=0, chunk_size=4_096)
+    assert max(sizes) <= 4_096 and sum(sizes) == 2 * 100_001
+    assert r.n_selection + r.n_estimation == 100_001
+
+
+def test_degenerate_and_boolean_outputs():
+    """Constant outputs give ε_lb = 0; boolean outputs are audited as {0, 1}; disjoint supports give a
+    large bound (seeded; the disjoint case has count_q = 0 structurally)."""
+    const = epsilon_lower_bound(lambda d, rng, n: np.full(n, 3.0), 0, 1, samples=2_000, rng=0)
+    assert const.epsilon == 0.0
+    coin = epsilon_lower_bound(lambda d, rng, n: rng.random(n) < (0.5 if d == 0 else 0.6), 0, 1,
+                               samples=2_000, rng=0, confidence=1 - 1e-6)
+    assert 0.0 <= coin.epsilon <= np.log(0.5 / 0.4) + 1e-12  # true ε = max(ln 1.2, ln 1.25); false alarm 1e-6
+    far = epsilon_lower_bound(lambda d, rng, n: rng.normal(100.0 * d, 1.0, n), 0, 1, samples=20_000, rng=0)
+    assert far.count_q == 0 and far.epsilon > 5

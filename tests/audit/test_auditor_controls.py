@@ -79,6 +79,8 @@ BUGS = {
     "noisy_max_value_exp": (NoisyMax(1.0, noise="exponential", returns="value"), NMAX_D, NMAX_DP, {}, 50_000),
     "svt_no_query_noise": (SparseVector(1.0, variant="no_query_noise"), SVT_D, SVT_DP, {"statistic": PatternCode()},
                            20_000),
+    "svt_lee_clifton": (SparseVector(1.0, variant="lee_clifton"), SVT_D, SVT_DP, {"statistic": PatternCode()},
+                        1_000_000),
     "svt_no_cutoff": (SparseVector(1.0, variant="no_cutoff"), SVT_D, SVT_DP, {"statistic": PatternCode()}, 200_000),
 }
 
