@@ -78,7 +78,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         style = "red" if verdict.value == "refuted" else "cyan"
         rows = [("verdict", f"[{style}]{verdict.value}[/]"), ("ε lower bound", f"{r.epsilon:.6g}"),
                 ("confidence", f"{r.confidence:g}"), ("event", r.event.description), ("direction", r.direction),
-                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.n_estimation}"),
+                *([("event, reverse order (pooled)", r.event_reverse.description)] if r.event_reverse else []),
+                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.n_trials} trials"),
                 ("P lower, Q upper", f"{r.p_interval[0]:.6g}, {r.q_interval[1]:.6g}"),
                 ("samples (selection + estimation)", f"{r.n_selection} + {r.n_estimation} per input")]
         for k, v in rows:

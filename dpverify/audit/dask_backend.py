@@ -30,7 +30,15 @@ class DaskExecutor:
 
 
 def dask_executor(client=None) -> DaskExecutor:
-    """An executor for ``epsilon_lower_bound(..., executor=...)`` on ``client`` (default: the current client)."""
+    """An executor for ``epsilon_lower_bound(..., executor=...)`` on ``client`` (default: the current client).
+
+    Example
+    -------
+    >>> from distributed import Client, LocalCluster                          # doctest: +SKIP
+    >>> with LocalCluster(n_workers=2) as c, Client(c) as client:             # doctest: +SKIP
+    ...     ex = dask_executor(client)
+    ...     r = epsilon_lower_bound(mech, 0.0, 1.0, samples=10**8, rng=0, executor=ex)
+    """
     try:
         import distributed
     except ImportError as exc:  # pragma: no cover - exercised only without the extra

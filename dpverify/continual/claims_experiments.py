@@ -48,13 +48,11 @@ def _naive_crossover(thorough: bool = False) -> Outcome:
 
 
 def _bm_fig(outcome):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     d = outcome.figure_data
-    fig, ax = plt.subplots(figsize=(5, 3))
+    fig = Figure(figsize=(5, 3))
+    ax = fig.subplots()
     ax.hist(d["ratio_sample"], bins=40)
     ax.set_xlabel("MSE_BM / MSE_FDA per release (N = 4095)")
     return fig
@@ -120,13 +118,11 @@ def _bm_steadier(thorough: bool = False) -> Outcome:
 
 
 def _static_fig(outcome):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     d = outcome.figure_data
-    fig, ax = plt.subplots(figsize=(5, 3))
+    fig = Figure(figsize=(5, 3))
+    ax = fig.subplots()
     ax.plot(d["m"], d["boost"], ".-", label="Boost / FDA")
     ax.plot(d["m"], d["privelet"], "x-", label="Privelet / FDA")
     ax.axhline(0.625, ls=":", c="gray")
@@ -273,18 +269,18 @@ def _kary_recursion(thorough: bool = False) -> Outcome:
 
 
 def _table_fig(outcome):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter
 
     d = outcome.figure_data
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig = Figure(figsize=(6, 3.5))
+    ax = fig.subplots()
     y = np.arange(len(d["label"]))
     ax.barh(y, d["mean"], label="mean per release")
     ax.plot(d["max"], y, "k|", ms=12, label="largest release")
     ax.set_yticks(y, d["label"], fontsize=7)
     ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("MSE (ε = 1), N = 4095")
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -34,3 +34,17 @@ def test_attack_statistic_shapes():
     assert OffGrid(-1)(np.array([0.5, 0.25, 1.0])).tolist() == [0, 1, 0]
     with pytest.raises(ValueError, match="shift"):
         fp_attack_statistic(0.0)
+
+
+def test_safe_claim_fails_if_release_used_float_noise(monkeypatch):
+    """Mutation: a 'safe' release that adds float Laplace noise is caught by the fp_safe claim."""
+    import sys
+
+    import dpverify.primitives.laplace  # noqa: F401  (the attribute is shadowed by the function laplace)
+    from dpverify.audit import claims as ac
+
+    lap = sys.modules["dpverify.primitives.laplace"]
+
+    monkeypatch.setattr(lap, "safe_laplace_mechanism",
+                        lambda v, d, e, rng=None, size=None, grid=None: lap.laplace_mechanism(v, d, e, rng, size=size))
+    assert ac._fp_safe().verdict.value == "refuted"

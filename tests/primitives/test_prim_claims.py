@@ -1,7 +1,6 @@
 """The primitives claims reach their expected verdicts, and breaking the code changes them."""
 
 import numpy as np
-import pytest
 
 import dpverify.primitives.claims as pc
 from dpverify.claims import Verdict, all_claims, run_claims
