@@ -169,6 +169,9 @@ def _exact_exp_epsilon(epsilon: Any) -> tuple[Any, Any]:
     """(ε as given, e^ε) exactly; e^ε is a Fraction when rational, else a sympy number."""
     if isinstance(epsilon, bool):
         raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
+    if isinstance(epsilon, (str, bytes)):
+        # sympify would evaluate the string as Python code: ask for a number or a sympy expression
+        raise TypeError(f"epsilon must be a real number or sympy expression, not a string, got {epsilon!r}")
     if isinstance(epsilon, (float, np.floating)):
         check_epsilon(float(epsilon))
         eps = sp.Rational(repr(float(epsilon)))

@@ -91,7 +91,15 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
 
 
 def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str = "laplace", **options):
-    """An online release object: ``push(a_t)`` returns the noisy s_t; at most n pushes."""
+    """An online release object: ``push(a_t)`` returns the noisy s_t; at most n pushes.
+
+    Example
+    -------
+    >>> from dpverify.continual import stream
+    >>> s = stream(3, 1e9, "fda", rng=0, noise="discrete")   # huge ε: the noise is 0 here
+    >>> [s.push(a) for a in (1, 0, 2)], s.remaining
+    ([1, 1, 3], 0)
+    """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
     m = get_method(method)

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_positive_int
+from dpverify._validation import check_counts, check_finite_array, check_positive_int
 from dpverify.continual.fenwick import (
     FenwickStream,
     _release_validated,
     column_sq_norms,
     weighted_expected_mse,
+    weighted_release,
     weighted_strategy,
 )
 from dpverify.continual.methods import ContinualMethod, register_method
@@ -82,6 +83,12 @@ def fda_level_shares(n: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``inner[k]`` for non-root nodes (weight 2^k), ``root[k]`` for the root of
     level k (weight 1 + n mod 2^k; NaN where n has no bit k).
+
+    Example
+    -------
+    >>> inner, root = fda_level_shares(5)              # 5 = 101b: roots at levels 0 and 2
+    >>> inner[0], bool(np.isnan(root[1])), root[0]     # leaves keep their whole budget
+    (np.float64(1.0), True, np.float64(1.0))
     """
     n = check_positive_int(n, "n")
     top = n.bit_length()
@@ -177,7 +184,10 @@ def fda_weights_at(nodes, n: int) -> np.ndarray:
     True
     """
     n = check_positive_int(n, "n")
-    i = np.array(nodes, dtype=np.int64, copy=True).ravel()
+    raw = np.asarray(nodes)
+    if raw.size and (raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer)):
+        raise TypeError(f"nodes must be integers, got dtype {raw.dtype}")
+    i = np.array(raw, dtype=np.int64, copy=True).ravel()
     if i.size and (i.min() < 1 or i.max() > n):
         raise ValueError(f"nodes must be in [1, {n}], got values in [{i.min()}, {i.max()}]")
     inner, root = fda_level_shares(n)
@@ -214,13 +224,33 @@ def fda_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.nd
 
 
 def fda_strategy(n: int):
-    """``(R, A) = (B Σ⁻¹, Σ M)`` with the FDA weights."""
+    """``(R, A) = (B Σ⁻¹, Σ M)`` with the FDA weights.
+
+    Example
+    -------
+    >>> R, A = fda_strategy(5)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5))))), bool(abs(A).sum(axis=0).max() <= 1)
+    (True, True)
+    """
     return weighted_strategy(fda_weights(n))
 
 
-def fda_release(counts, epsilon: float, rng, noise: str = "laplace") -> np.ndarray:
-    """Batch FDA release of all running totals (counts validated by :func:`dpverify.continual.release`)."""
-    a = np.asarray(counts)
+def fda_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
+    """Batch FDA release of all running totals, ``B Σ⁻¹ (Σ M a + Lap(1/ε))`` with the FDA weights.
+
+    Example
+    -------
+    >>> fda_release([1, 2, 3], 1e9, rng=0, noise="discrete").tolist()
+    [1, 3, 6]
+    """
+    a = check_counts(counts, "counts")
+    if a.size < 1:
+        raise ValueError("counts must be non-empty")
+    return weighted_release(a, epsilon, fda_weights(a.size), rng, noise)
+
+
+def _fda_release(a, epsilon, rng, noise):
+    # input validated by dpverify.continual.release
     return _release_validated(a, epsilon, fda_weights(a.size), rng, noise)
 
 
@@ -234,7 +264,7 @@ register_method(
         description="Fenwick strategy with the optimal diagonal weights (FDA), any n",
         expected_mse=fda_expected_mse,
         strategy=fda_strategy,
-        release=fda_release,
+        release=_fda_release,
         stream=_fda_stream,
         online=True,
         reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5",
@@ -285,6 +315,12 @@ def solve_diagonal_cvxpy(n: int, *, tol: float = 1e-12) -> tuple[np.ndarray, flo
     (same feasible set).  The objective is divided by the plain-Fenwick value
     Σw·Δ² (within a factor 4 of f*, and independent of the recursion) for
     conditioning; the status may be ``optimal_inaccurate`` at these tolerances.
+
+    Example
+    -------
+    >>> lam, f = solve_diagonal_cvxpy(3)
+    >>> bool(np.allclose(lam, fda_weights(3), rtol=1e-6)), round(f, 6) == round(fda_optimum(3), 6)
+    (True, True)
     """
     import warnings
 
@@ -315,11 +351,21 @@ def kkt_certificate(n: int, weights=None) -> dict:
     counts are exactly its children's intervals, so ``μ_i = g_i - Σ_{children c} g_c``
     (O(n)).  For this convex problem KKT (μ >= 0, feasibility, μ_p (1 - u_p) = 0)
     proves global optimality.  Returns the worst violations (relative).
+
+    Example
+    -------
+    >>> c = kkt_certificate(7)
+    >>> c["min_mu_rel"] >= 0, c["max_colsum"] <= 1, c["max_slack_times_mu_rel"] < 1e-9
+    (True, True, True)
+    >>> kkt_certificate(3, [0.5, 0.5, 1.0])["max_slack_times_mu_rel"] > 0.1   # 1/2, 1/2, 1: not optimal
+    True
     """
     from dpverify.continual.fenwick import strategy_column_sums
 
     n = check_positive_int(n, "n")
-    lam = fda_weights(n) if weights is None else np.asarray(weights, dtype=float)
+    lam = fda_weights(n) if weights is None else check_finite_array(weights, "weights", shape=(n,))
+    if (lam <= 0).any():
+        raise ValueError(f"weights must be > 0, got {lam[lam <= 0][0]!r}")
     w = column_sq_norms(n)
     g = 2.0 * w / lam**3
     i = np.arange(1, n + 1)

@@ -92,7 +92,13 @@ def popcount(x) -> np.ndarray:
 
 
 def levels(n: int) -> int:
-    """Number of levels of the Fenwick forest of n nodes, ``floor(log2 n) + 1``."""
+    """Number of levels of the Fenwick forest of n nodes, ``floor(log2 n) + 1``.
+
+    Example
+    -------
+    >>> levels(4), levels(7), levels(8)
+    (3, 3, 4)
+    """
     n = check_positive_int(n, "n")
     return n.bit_length()
 
@@ -271,7 +277,13 @@ def strategy_column_sums(weights) -> np.ndarray:
 
 
 def fenwick_sensitivity(n: int) -> int:
-    """``||M_n||_1``, the maximum column l1 norm (Thm 5.1: ``floor(log2 n) + 1``, attained at column 1)."""
+    """``||M_n||_1``, the maximum column l1 norm (Thm 5.1: ``floor(log2 n) + 1``, attained at column 1).
+
+    Example
+    -------
+    >>> fenwick_sensitivity(5), int(abs(fenwick_strategy(5)).sum(axis=0).max())
+    (3, 3)
+    """
     n = check_positive_int(n, "n")
     return int(strategy_column_sums(np.ones(n)).max())
 
@@ -282,6 +294,11 @@ def weighted_expected_mse(weights, epsilon: float, *, noise: str = "laplace") ->
     ``noise="laplace"``: node variance ``2 / (ε λ_i)^2``; ``"discrete"``:
     two-sided geometric with ``r = exp(-ε λ_i)``, variance ``2 r / (1 - r)^2``.
     Release p sums the variances on its descent path (independent nodes).
+
+    Example
+    -------
+    >>> weighted_expected_mse([0.5, 0.5, 1.0], 1.0).tolist()   # 2/(1·0.5)² = 8; release 3 = nodes 2, 3: 8 + 2
+    [8.0, 8.0, 10.0]
     """
     w = check_finite_array(weights, "weights", ndim=1)
     if w.size < 1 or (w <= 0).any():
@@ -313,7 +330,14 @@ def fenwick_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> n
 
 
 def weighted_strategy(weights) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """``(R, A) = (B Σ⁻¹, Σ M)`` for the node weights λ (eq. 5.8): R @ A = W for any λ > 0."""
+    """``(R, A) = (B Σ⁻¹, Σ M)`` for the node weights λ (eq. 5.8): R @ A = W for any λ > 0.
+
+    Example
+    -------
+    >>> R, A = weighted_strategy([0.5, 0.5, 1.0])
+    >>> (R @ A).toarray().tolist(), abs(A).sum(axis=0).tolist()   # W, and column sums of ΣM
+    ([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0]], [[1.0, 0.5, 1.0]])
+    """
     w = check_finite_array(weights, "weights", ndim=1)
     if w.size < 1 or (w <= 0).any():
         raise ValueError("weights must be non-empty and > 0")
@@ -329,8 +353,20 @@ def draw_node_noise(weights, epsilon: float, rng: np.random.Generator, noise: st
 
     Continuous: returns η with η_i ~ Lap(1/ε), to be added to λ_i c_i.
     Discrete: returns Z with Z_i two-sided geometric of scale 1/(ε λ_i), to be added to c_i.
+
+    Example
+    -------
+    >>> z = draw_node_noise([0.5, 0.5, 1.0], 1.0, rng=0, noise="discrete")
+    >>> z.dtype.kind, z.shape
+    ('i', (3,))
     """
-    w = np.asarray(weights, dtype=float)
+    w = check_finite_array(weights, "weights", ndim=1)
+    if (w <= 0).any():
+        raise ValueError("weights must be > 0")
+    return _draw_node_noise(w, check_epsilon(epsilon), as_generator(rng), noise)
+
+
+def _draw_node_noise(w: np.ndarray, epsilon: float, rng: np.random.Generator, noise: str) -> np.ndarray:
     if noise == "laplace":
         return rng.laplace(0.0, 1.0 / epsilon, size=w.size)  # proof: laplace-noise
     if noise == "discrete":
@@ -360,10 +396,10 @@ def weighted_release(counts, epsilon: float, weights, rng, noise: str = "laplace
 def _release_validated(a: np.ndarray, eps: float, w: np.ndarray, rng: np.random.Generator, noise: str) -> np.ndarray:
     c = _node_sums_inplace(a.astype(np.int64, copy=True))  # M a
     if noise == "discrete":
-        z = draw_node_noise(w, eps, rng, noise)
+        z = _draw_node_noise(w, eps, rng, noise)
         c += z  # proof: release-discrete
         return descent_sums(c)  # proof: release-discrete
-    eta = draw_node_noise(w, eps, rng, noise)
+    eta = _draw_node_noise(w, eps, rng, noise)
     y = w * c + eta  # the ε-DP vector Σ M a + Lap(1/ε)  # proof: release-weighted
     y /= w  # post-processing B Σ⁻¹ y
     return descent_sums(y)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
 from dpverify.continual.fenwick import _CHUNK, _Base, _check_count
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.primitives.sampling import discrete_laplace
@@ -47,9 +47,25 @@ def naive_strategy(n: int):
     return W, sp.identity(n, format="csr")
 
 
-def naive_release(counts, epsilon: float, rng, noise: str = "laplace") -> np.ndarray:
-    """``cumsum(a + noise)``: N draws and one cumulative sum."""
-    a = np.asarray(counts)
+def naive_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
+    """``cumsum(a + noise)``: N draws and one cumulative sum (validates its input).
+
+    Example
+    -------
+    >>> naive_release([1, 2, 3], 1e9, rng=0, noise="discrete").tolist()
+    [1, 3, 6]
+    """
+    a = check_counts(counts, "counts")
+    if a.size < 1:
+        raise ValueError("counts must be non-empty")
+    eps = check_epsilon(epsilon)
+    if noise not in ("laplace", "discrete"):
+        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    return _naive_release(a, eps, as_generator(rng), noise)
+
+
+def _naive_release(a: np.ndarray, epsilon: float, rng: np.random.Generator, noise: str) -> np.ndarray:
+    # input validated by the caller (dpverify.continual.release or naive_release)
     if noise == "discrete":
         return np.cumsum(a + discrete_laplace(1.0 / epsilon, a.size, rng))
     return np.cumsum(a + rng.laplace(0.0, 1.0 / epsilon, size=a.size))
@@ -93,7 +109,7 @@ register_method(
         description="fresh Lap(1/ε) on each count, accumulated (MSE 2t/ε²)",
         expected_mse=naive_expected_mse,
         strategy=naive_strategy,
-        release=naive_release,
+        release=_naive_release,
         stream=_naive_stream,
         online=True,
         reference="seed 004 §5.1",

@@ -74,6 +74,12 @@ def lambda_expression(k: int, m: int):
     >>> lambda_expression(1, 2)
     alpha_2*(1 - alpha_1)
     """
+    from dpverify._validation import check_positive_int
+
+    m = check_positive_int(m, "m")
+    k = check_positive_int(k, "k")
+    if k > 2**m - 1:
+        raise ValueError(f"k must be <= 2^m - 1 = {2**m - 1}, got {k}")
     a = sp.symbols(f"alpha_1:{m + 1}", positive=True)
     expr, kt, t, div = sp.Integer(1), k, m, 2 ** (m - 1)
     while div != kt:
@@ -122,7 +128,17 @@ def err_org_closed_form(m):
 
 def ratio_sequence(m_max: int, prec: int = 50) -> list:
     """err_org(m)/err_FDA(m) for m = 1..m_max: err_org from the closed form, err_FDA from the
-    recursion of :func:`err_recursion`, both in ``prec``-digit floats."""
+    recursion of :func:`err_recursion`, both in ``prec``-digit floats.
+
+    Example
+    -------
+    >>> [round(float(r), 6) for r in ratio_sequence(2)]   # m = 1: 1/1; m = 2: 2³·2/err_2 = 16/12.541966
+    [1.0, 1.275717]
+    """
+    from dpverify._validation import check_positive_int
+
+    m_max = check_positive_int(m_max, "m_max")
+    prec = check_positive_int(prec, "prec")
     ms = sp.Symbol("m", integer=True, nonnegative=True)
     org = sp.lambdify(ms, err_org_recursion()[2], "mpmath")
     e_sym, m_sym = sp.symbols("e m", positive=True)

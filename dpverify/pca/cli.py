@@ -7,7 +7,8 @@ Examples
 ``--methods ppca-dp ppca-dp-corrected --ks 1 5 9`` narrows it, ``--json`` prints JSON.
 
 ``dpverify pca-audit --method ppca-dp --epsilon 1`` runs the statistical auditor on the
-neighbouring pair of ``dpverify.pca.thm3.gaussian_pair`` and prints the ε lower bound.
+neighbouring pair of ``dpverify.pca.thm3.gaussian_pair`` and prints the ε lower bound;
+``--pair adult --samples 2000`` audits on neighbouring subsets of UCI Adult instead.
 """
 
 from __future__ import annotations
@@ -50,16 +51,25 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     from dpverify.audit import epsilon_lower_bound
     from dpverify.pca.evaluate import make_mechanism
-    from dpverify.pca.thm3 import degenerate_pair, flip_pair, gaussian_pair, output_coordinate
+    from dpverify.pca.thm3 import (adult_pair, column_spread, degenerate_pair, flip_pair, gaussian_pair,
+                                   output_coordinate)
 
-    pairs = {"gaussian": gaussian_pair, "degenerate": degenerate_pair, "flip": lambda: flip_pair(3)}
-    D, Dp = pairs[args.pair]()
-    mech = make_mechanism(args.method, 1, args.epsilon, (np.zeros(2), np.ones(2)))
+    if args.pair == "adult":
+        from dpverify.datasets import ADULT_BOUNDS, ADULT_FEATURES
+
+        D, Dp = adult_pair()
+        mech = make_mechanism(args.method, args.k or 9, args.epsilon, ADULT_BOUNDS)
+        observed = column_spread(mech, ADULT_FEATURES.index("capital-gain"))
+    else:
+        pairs = {"gaussian": gaussian_pair, "degenerate": degenerate_pair, "flip": lambda: flip_pair(3)}
+        D, Dp = pairs[args.pair]()
+        mech = make_mechanism(args.method, args.k or 1, args.epsilon, (np.zeros(2), np.ones(2)))
+        observed = output_coordinate(mech, 0, args.column)
     t = time.perf_counter()
-    r = epsilon_lower_bound(output_coordinate(mech, 0, args.column), D, Dp, samples=args.samples,
-                            confidence=args.confidence, rng=args.seed)
+    r = epsilon_lower_bound(observed, D, Dp, samples=args.samples, confidence=args.confidence, rng=args.seed)
     secs = time.perf_counter() - t
-    out = {"method": args.method, "pair": args.pair, "column": args.column, "epsilon_claimed": args.epsilon,
+    out = {"method": args.method, "pair": args.pair, "k": mech.k, "statistic": observed.__name__,
+           "epsilon_claimed": args.epsilon,
            "epsilon_lower_bound": float(r.epsilon), "event": r.event.description, "direction": r.direction,
            "counts": [int(r.count_p), int(r.count_q)], "samples": args.samples, "confidence": args.confidence,
            "seed": args.seed, "seconds": secs,
@@ -91,8 +101,11 @@ def register(subparsers) -> None:
 
     a = subparsers.add_parser("pca-audit", help="audit a pca-room mechanism on the Thm 3 neighbouring pairs")
     a.add_argument("--method", choices=METHODS, default="ppca-dp")
-    a.add_argument("--pair", choices=("gaussian", "degenerate", "flip"), default="gaussian")
-    a.add_argument("--column", type=int, choices=(0, 1), default=1, help="which feature of record 0 to observe")
+    a.add_argument("--pair", choices=("gaussian", "degenerate", "flip", "adult"), default="gaussian",
+                   help="neighbouring data sets from dpverify.pca.thm3 (adult: real-data pair, observes the "
+                        "spread of the published capital-gain column)")
+    a.add_argument("--column", type=int, choices=(0, 1), default=1, help="toy pairs: feature of record 0 to observe")
+    a.add_argument("--k", type=int, default=None, help="components (default 1 for toy pairs, 9 for adult)")
     a.add_argument("--epsilon", type=float, default=1.0)
     a.add_argument("--samples", type=int, default=100_000)
     a.add_argument("--confidence", type=float, default=0.99)

@@ -19,6 +19,10 @@ resulting privacy loss exactly:
 * :func:`degenerate_pair`: D lies on the line x₁ = x₂ (σ² = 0), so every published
   row lies on that line; D′ moves one record off it, and then no published row
   does (with probability 1).  δ(ε) = 1 for every ε.
+* :func:`adult_pair`: real data — a seeded subsample of UCI Adult and the same subsample
+  with one record's capital-gain set to 99,999 (a value that occurs in Adult).  The min–max
+  normalisation is computed from the raw data, so the spread of every published
+  capital-gain column scales with the raw maximum (:func:`column_spread` observes it).
 * :func:`flip_pair`: two neighbours whose top principal direction flips from e₁
   to e₂, so the *score matrix itself* changes by O(n) in ℓ1 — the sensitivity
   argument (17–18) ignores that U_k and E X depend on the data.
@@ -38,6 +42,8 @@ from dpverify._validation import check_epsilon, check_finite_array, check_real
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
 
 __all__ = [
+    "adult_pair",
+    "column_spread",
     "degenerate_pair",
     "feature2_law",
     "flip_pair",
@@ -162,6 +168,45 @@ def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: f
     if a > 0:  # positive outside the roots
         return max(0.0, mass(-math.inf, r1) + mass(r2, math.inf))  # proof: gauss-hs
     return max(0.0, mass(r1, r2))
+
+
+def adult_pair(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbouring subsets of UCI Adult: n records without the top-coded capital-gain 99,999, and
+    the same records with the first one's capital-gain raised to 99,999.
+
+    Example
+    -------
+    >>> D, Dp = adult_pair(500)
+    >>> D.shape, int((D != Dp).any(axis=1).sum()), float(D[:, 18].max()) < float(Dp[:, 18].max())
+    ((500, 21), 1, True)
+    """
+    from dpverify._validation import check_positive_int
+    from dpverify.datasets import ADULT_FEATURES, load_adult
+
+    n = check_positive_int(n, "n")
+    X, _ = load_adult()
+    col = ADULT_FEATURES.index("capital-gain")
+    pool = np.flatnonzero(X[:, col] < 99999)
+    if n > pool.size:
+        raise ValueError(f"n must be <= {pool.size}, got {n}")
+    D = X[np.sort(np.random.default_rng(seed).choice(pool, size=n, replace=False))]
+    Dp = D.copy()
+    Dp[0, col] = 99999.0
+    return D, Dp
+
+
+def column_spread(mechanism, col: int, batch: int = 32):
+    """An auditor-ready ``mechanism(data, rng, n)``: n independent values of the standard deviation
+    of published column ``col`` (one full publication each, drawn ``batch`` at a time)."""
+    def run(data, rng, n):
+        out = np.empty(n)
+        for i in range(0, n, batch):
+            m = min(batch, n - i)
+            out[i:i + m] = np.asarray(mechanism.publish_many(data, m, rng))[:, :, col].std(axis=1)
+        return out
+
+    run.__name__ = f"{type(mechanism).__name__}.std[{col}]"
+    return run
 
 
 def output_coordinate(mechanism, row: int = 0, col: int = 1):

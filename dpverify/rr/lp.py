@@ -111,7 +111,17 @@ def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output
 
 
 def certify(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> Certificate:
-    """Residuals of primal/dual feasibility, complementary slackness and the gap of (x, y)."""
+    """Residuals of primal/dual feasibility, complementary slackness and the gap of (x, y).
+
+    Example
+    -------
+    >>> c, A_ub, b_ub, A_eq, b_eq = ldp_lp([0.2, 0.8], 0.1)
+    >>> sol = solve_lp([0.2, 0.8], 0.1)                     # P = [[0, 1], [0, 1]], u = 0.8
+    >>> certify(c, A_ub, b_ub, A_eq, b_eq, sol.P.ravel(), sol.y_ub, sol.y_eq).ok()
+    True
+    >>> round(certify(c, A_ub, b_ub, A_eq, b_eq, sol.P.ravel(), sol.y_ub, sol.y_eq + 0.1).duality_gap, 12)
+    0.2
+    """
     slack = b_ub - A_ub @ x
     r = A_ub.T @ y_ub + A_eq.T @ y_eq - c  # reduced costs of the max problem
     primal = max(0.0, float(np.max(-slack, initial=0.0)), float(np.max(np.abs(A_eq @ x - b_eq))), float(np.max(-x, initial=0.0)))

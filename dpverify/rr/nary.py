@@ -160,12 +160,27 @@ class ExactOptimum:
 
 
 def _fractions(pi: Any, name: str) -> list[Fraction]:
-    out = [x if isinstance(x, Fraction) else Fraction(x) for x in pi]
+    from dpverify.audit.ldp import _to_fraction  # int / Fraction / sympy Rational / "p/q" / float literal
+
+    if isinstance(pi, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of rationals, got {pi!r}")
+    out = [_to_fraction(x, name) for x in pi]
     if any(x < 0 for x in out) or sum(out) != 1:
         raise ValueError(f"{name} must be a probability vector of rationals summing to 1, got {pi!r}")
     if len(out) < 2:
         raise ValueError(f"{name} must have at least 2 entries, got {len(out)}")
     return out
+
+
+def _exact_E_delta(E: Any, delta: Any) -> tuple[Fraction, Fraction]:
+    from dpverify.audit.ldp import _to_fraction
+
+    E, d = _to_fraction(E, "E"), _to_fraction(delta, "delta")
+    if not E > 1:
+        raise ValueError(f"E = e^epsilon must be > 1, got {E}")
+    if not 0 <= d < 1:
+        raise ValueError(f"delta must be in [0, 1), got {d}")
+    return E, d
 
 
 def exact_optimum(pi: Any, E: Any, delta: Any = 0) -> ExactOptimum:
@@ -180,12 +195,7 @@ def exact_optimum(pi: Any, E: Any, delta: Any = 0) -> ExactOptimum:
     (Fraction(16, 25), True)
     """
     p = _fractions(pi, "pi")
-    E = Fraction(E)
-    d = Fraction(delta)
-    if not E > 1:
-        raise ValueError(f"E = e^epsilon must be > 1, got {E}")
-    if not 0 <= d < 1:
-        raise ValueError(f"delta must be in [0, 1), got {d}")
+    E, d = _exact_E_delta(E, delta)
     n = len(p)
     order = sorted(range(n), key=lambda i: (-p[i], i))
     best_k, M, acc = 1, None, Fraction(0)
@@ -222,9 +232,20 @@ def verify_certificate_exact(pi: Any, E: Any, delta: Any, opt: ExactOptimum) -> 
     Σ_j p_ij = 1 (μ_i free), p ≥ 0.  Its dual: min Σ μ_i + δ Σ λ s.t. for every
     (i, j) the reduced cost r_ij = μ_i + Σ_c λ_{icj} − E Σ_a λ_{aij} − π_i [i = j] ≥ 0.
     Returns the individual conditions (all must be True).
+
+    Example
+    -------
+    >>> from fractions import Fraction as F
+    >>> pi, E = [F(1, 5), F(4, 5)], F(11, 10)
+    >>> opt = exact_optimum(pi, E)
+    >>> verify_certificate_exact(pi, E, 0, opt)["zero_gap"]
+    True
+    >>> doubled = ExactOptimum(opt.P, opt.u, opt.S, tuple(2 * m for m in opt.mu), opt.lam)
+    >>> verify_certificate_exact(pi, E, 0, doubled)["zero_gap"]    # a wrong dual value is caught
+    False
     """
     p = _fractions(pi, "pi")
-    E, d = Fraction(E), Fraction(delta)
+    E, d = _exact_E_delta(E, delta)
     n = len(p)
     P, mu, lam = opt.P, opt.mu, opt.lam
     if len(P) != n or any(len(r) != n for r in P) or len(mu) != n:

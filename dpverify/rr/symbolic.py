@@ -208,6 +208,19 @@ def binary_regimes(with_delta: bool = True) -> tuple[BinaryRegime, ...]:
     return tuple(regimes)
 
 
+def _check_delta_value(value) -> sp.Expr:
+    """δ as an exact sympy number in [0, 1) (floats by their decimal repr), else ValueError/TypeError."""
+    from dpverify._validation import check_delta
+
+    if isinstance(value, sp.Basic):
+        if not (value.is_number and value.is_real and value.is_finite):
+            raise TypeError(f"delta_value must be a real number, got {value!r}")
+        check_delta(float(value), "delta_value")
+        return value
+    v = check_delta(value, "delta_value")  # rejects strings, bools, NaN, inf and values outside [0, 1)
+    return sp.Rational(repr(v)) if isinstance(value, float) else sp.nsimplify(value)
+
+
 def symbolic_optimum(delta_value: sp.Expr | float | None = None) -> sp.Piecewise:
     """u*(ε, δ, π0) of the binary model as a sympy ``Piecewise``, derived from the LP.
 
@@ -229,7 +242,9 @@ def symbolic_optimum(delta_value: sp.Expr | float | None = None) -> sp.Piecewise
 
     Reference: seed 003, eqs. (4) and (15).
     """
-    with_delta = not (delta_value is not None and sp.sympify(delta_value) == 0)
+    if delta_value is not None:
+        delta_value = _check_delta_value(delta_value)
+    with_delta = not (delta_value is not None and delta_value == 0)
     pieces = []
     for r in binary_regimes(with_delta):
         cond = sp.And(pi0 >= r.lower.subs(E, sp.exp(eps)), pi0 <= r.upper.subs(E, sp.exp(eps)))
