@@ -8,7 +8,7 @@ an exact sum (Sterbenz) that lands on the coarse grid 2⁻⁵³ℤ.  The event "
 unbounded whatever ε is claimed.  :class:`OffGrid` is that event as an auditor statistic.
 
 The same holds for any f(D) + (floating Laplace noise), e.g. numpy's ``Generator.laplace``.
-The safe alternative, :func:`dpverify.primitives.laplace.safe_laplace_mechanism`, releases on a
+The safe alternative, :func:`dpverify.primitives.additive.safe_laplace_mechanism`, releases on a
 power-of-two grid with integer noise, so every output is reachable from every input.
 """
 
@@ -44,27 +44,27 @@ class TextbookLaplace:
 
 @dataclass(frozen=True)
 class LibraryLaplace:
-    """The library's float release :func:`~dpverify.primitives.laplace.laplace_mechanism` (numpy's Laplace)."""
+    """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace)."""
 
     epsilon: float
     sensitivity: float = 1.0
 
     def __call__(self, data, rng, n):
-        from dpverify.primitives.laplace import laplace_mechanism
+        from dpverify.primitives.additive import laplace_mechanism
 
         return laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n)
 
 
 @dataclass(frozen=True)
 class SafeLaplace:
-    """The library's safe release :func:`~dpverify.primitives.laplace.safe_laplace_mechanism` as an auditable mechanism."""
+    """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism."""
 
     epsilon: float
     sensitivity: float = 1.0
     grid: float = 2.0**-10
 
     def __call__(self, data, rng, n):
-        from dpverify.primitives.laplace import safe_laplace_mechanism
+        from dpverify.primitives.additive import safe_laplace_mechanism
 
         return safe_laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n, grid=self.grid)
 

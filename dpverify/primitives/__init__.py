@@ -8,7 +8,7 @@ from dpverify.primitives.composition import (
     sequential_epsilon,
 )
 from dpverify.primitives.exponential import exponential_mechanism, exponential_probabilities
-from dpverify.primitives.laplace import geometric_mechanism, laplace_mechanism, laplace_scale, safe_laplace_mechanism
+from dpverify.primitives.additive import geometric_mechanism, laplace_mechanism, laplace_scale, safe_laplace_mechanism
 from dpverify.primitives.randomized_response import krr_matrix, randomized_response
 from dpverify.primitives.sampling import discrete_laplace, laplace
 from dpverify.primitives.sensitivity import l1_sensitivity, substitution_sensitivity

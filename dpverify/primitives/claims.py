@@ -15,7 +15,7 @@ from dpverify.audit.exact import max_privacy_loss
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.primitives.composition import Accountant, BudgetExceeded, parallel_epsilon, product_law, sequential_epsilon
 from dpverify.primitives.exponential import exponential_probabilities
-from dpverify.primitives.laplace import laplace_mechanism, laplace_scale
+from dpverify.primitives.additive import laplace_mechanism, laplace_scale
 from dpverify.primitives.sensitivity import l1_sensitivity
 from dpverify.primitives.usefulness import laplace_alpha, laplace_failure_probability, simulate_failure_probability
 
@@ -273,7 +273,7 @@ def _interactive(thorough: bool = False) -> Outcome:
 def _geometric(thorough: bool = False) -> Outcome:
     from scipy import stats
 
-    from dpverify.primitives.laplace import geometric_mechanism
+    from dpverify.primitives.additive import geometric_mechanism
 
     k = sp.Symbol("k", integer=True)
     s = sp.Symbol("s", integer=True, positive=True)
