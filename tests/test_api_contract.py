@@ -270,3 +270,18 @@ def test_bad_rng_is_rejected():
             continual.release([1, 2], 1.0, "fda", rng=bad)
         with pytest.raises((ValueError, TypeError), match="rng"):
             simulate.simulate_survey(P2, [0.3, 0.7], 10, rng=bad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: continual.release(a, 1.0, "fda", rng=0, noise="discrete"),
+    lambda a: continual.release(a, 1.0, "naive", rng=0),
+    lambda a: fenwick.weighted_release(a, 1.0, [0.5, 0.5], rng=0),
+    lambda a: naive.naive_release(a, 1.0, rng=0),
+    lambda a: fda.fda_release(a, 1.0, rng=0),
+])
+def test_running_totals_that_overflow_int64_are_refused(call):
+    """Regression: counts [2^62, 2^62] used to come back as a negative running total (int64 wrap-around)."""
+    with pytest.raises(ValueError, match="counts"):
+        call([2**62, 2**62])
+    out = call([2**61, 2**61 - 10])  # just below the limit: accepted, no wrap-around
+    assert out[-1] > 2**62 - 1e9

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify.continual.fenwick import _check_total
 from dpverify.continual.methods import get_method
 
 __all__ = ["expected_mse", "release", "strategy", "stream"]
@@ -81,6 +82,7 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
     a = check_counts(counts, "counts")
     if a.size < 1:
         raise ValueError("counts must be non-empty")
+    _check_total(a)
     eps = check_epsilon(epsilon)
     m = get_method(method)
     _check_noise(noise)

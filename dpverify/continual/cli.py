@@ -58,6 +58,8 @@ def cmd_release(args: argparse.Namespace) -> int:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     out = release(counts, args.epsilon, args.method, rng=args.seed, noise=args.noise)
     name = f"{args.column}_noisy_total"
+    if not Path(args.output).resolve().parent.is_dir():
+        raise FileNotFoundError(f"--output directory does not exist: {args.output}")
     with open(args.output, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header + [name])
@@ -70,20 +72,34 @@ def cmd_release(args: argparse.Namespace) -> int:
     else:
         from rich.console import Console
 
-        Console().print(
+        Console(soft_wrap=True).print(
             f"released {counts.size} running totals ({args.method}, {args.noise} noise, ε = {args.epsilon}) "
             f"→ {args.output} column {name}"
         )
     return 0
 
 
+def _method_mse(n: int, epsilon: float, method: str, noise: str):
+    """The exact MSE; Laplace is every method's default, other noise only where the method takes it."""
+    from dpverify.continual import expected_mse
+
+    if noise == "laplace":
+        return expected_mse(n, epsilon, method)
+    try:
+        return expected_mse(n, epsilon, method, noise=noise)
+    except TypeError as exc:
+        if "'noise'" not in str(exc):
+            raise
+        raise ValueError(f"--noise {noise}: method {method!r} gives the exact MSE for Laplace noise only") from None
+
+
 def cmd_mse(args: argparse.Namespace) -> int:
-    from dpverify.continual import expected_mse, method_names
+    from dpverify.continual import method_names
 
     methods = args.method or [m for m in ("naive", "fenwick", "fda") if m in method_names()]
     rows = []
     for m in methods:
-        e = expected_mse(args.n, args.epsilon, m, noise=args.noise)
+        e = _method_mse(args.n, args.epsilon, m, args.noise)
         rows.append({"method": m, "total": float(e.sum()), "mean": float(e.mean()), "max": float(e.max()), "last": float(e[-1])})
     if args.json:
         json.dump(rows, sys.stdout, indent=2)

@@ -220,7 +220,7 @@ def _node_sums_inplace(c: np.ndarray) -> np.ndarray:
         step = 1 << k
         child = c[step - 1 :: 2 * step]  # 0-based: nodes step, 3 step, ...
         parent = c[2 * step - 1 :: 2 * step]  # their parents 2 step, 4 step, ...
-        parent += child[: parent.size]
+        parent += child[: parent.size]  # proof: node-sums
     return c
 
 
@@ -244,7 +244,7 @@ def descent_sums(x) -> np.ndarray:
     for k in range(max(n, 1).bit_length() - 1, -1, -1):
         step = 1 << k
         tgt = y[step :: 2 * step]  # p = step, 3 step, ... ; p - step = 0, 2 step, 4 step, ...
-        tgt += y[0 :: 2 * step][: tgt.size]
+        tgt += y[0 :: 2 * step][: tgt.size]  # proof: descent-sums
     return y[1:]
 
 
@@ -272,7 +272,7 @@ def strategy_column_sums(weights) -> np.ndarray:
         child = u[step :: 2 * step]
         parent = u[2 * step :: 2 * step]
         m = min(child.size, parent.size)
-        child[:m] += parent[:m]
+        child[:m] += parent[:m]  # proof: path-sums
     return u[1:]
 
 
@@ -385,12 +385,22 @@ def weighted_release(counts, epsilon: float, weights, rng, noise: str = "laplace
     [1, 3, 6]
     """
     a = check_counts(counts, "counts")
+    _check_total(a)
     w = check_finite_array(weights, "weights", shape=(a.size,))
     if (w <= 0).any():
         raise ValueError("weights must be > 0")
     if noise not in ("laplace", "discrete"):
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
     return _release_validated(a, check_epsilon(epsilon), w, as_generator(rng), noise)
+
+
+_MAX_TOTAL = 2**62  # running totals (plus noise) must stay inside int64
+
+
+def _check_total(a: np.ndarray, name: str = "counts") -> None:
+    """Refuse counts whose running total would overflow int64 (numpy wraps around silently)."""
+    if a.size and int(a.max()) * a.size >= _MAX_TOTAL and sum(int(x) for x in a) >= _MAX_TOTAL:
+        raise ValueError(f"{name} too large: their total must stay below 2^62 (int64 running totals)")
 
 
 def _release_validated(a: np.ndarray, eps: float, w: np.ndarray, rng: np.random.Generator, noise: str) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
-from dpverify.continual.fenwick import _CHUNK, _Base, _check_count
+from dpverify.continual.fenwick import _CHUNK, _Base, _check_count, _check_total
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.primitives.sampling import discrete_laplace
 
@@ -58,6 +58,7 @@ def naive_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     a = check_counts(counts, "counts")
     if a.size < 1:
         raise ValueError("counts must be non-empty")
+    _check_total(a)
     eps = check_epsilon(epsilon)
     if noise not in ("laplace", "discrete"):
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")

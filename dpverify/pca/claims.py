@@ -200,10 +200,31 @@ def _thm3_evidence(thorough: bool) -> dict:
     return ev
 
 
+def _thm3_figure(outcome):
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    (m0, v0), (m1, v1) = outcome.figure_data["law_D"], outcome.figure_data["law_Dprime"]
+    t = np.linspace(0.3, 0.8, 600)
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3))
+    ax[0].plot(t, stats.norm.pdf(t, m0, math.sqrt(v0)), label="D")
+    ax[0].plot(t, stats.norm.pdf(t, m1, math.sqrt(v1)), label="D′")
+    ax[0].set_yscale("log")
+    ax[0].set_ylim(1e-3, 200)
+    ax[0].set_title("law of a published feature-2 value")
+    ax[0].legend()
+    ax[1].plot(t, stats.norm.logpdf(t, m1, math.sqrt(v1)) - stats.norm.logpdf(t, m0, math.sqrt(v0)))
+    ax[1].axhline(outcome.figure_data["epsilon"], color="grey", ls="--")
+    ax[1].set_ylim(-10, 100)
+    ax[1].set_title("privacy loss (unbounded) vs claimed ε")
+    fig.tight_layout()
+    return fig
+
+
 @claim("pca.thm3_ppca_dp_is_dp", source=Source(SEED, "§2.2", "Thm 3, eqs. (15)-(18), Alg. 2"),
        statement="Algorithm PPCA-DP (Alg. 2: Laplace noise added to the score matrix K = (X − E X)U_k) "
                  "satisfies ε-differential privacy.",
-       method="exact computation", expected="refuted", proof="pca/thm3_counterexample.md")
+       method="exact computation", expected="refuted", proof="pca/thm3_counterexample.md", figure=_thm3_figure)
 def _thm3(thorough: bool = False) -> Outcome:
     ev = dict(_thm3_evidence(thorough))
     exact_violation = ev["exact_delta_at_eps"] > 1e-6           # pure ε-DP needs δ(ε) = 0
@@ -214,7 +235,9 @@ def _thm3(thorough: bool = False) -> Outcome:
         ev["degenerate_pair_off_line_rate_D_Dprime"][1] == 1.0
     ev["simulation_matches_exact_law"] = bool(sim_agrees)
     refuted = (exact_violation and sim_agrees) or audit_violation or degenerate_violation
-    return Outcome(Verdict.REFUTED if refuted else Verdict.INCONCLUSIVE, ev)
+    return Outcome(Verdict.REFUTED if refuted else Verdict.INCONCLUSIVE, ev,
+                   figure_data={"law_D": ev["feature2_law_D"], "law_Dprime": ev["feature2_law_Dprime"],
+                                "epsilon": ev["epsilon_claimed"]})
 
 
 @claim("pca.thm3_score_sensitivity", source=Source(SEED, "§2.2", "Thm 3 proof, eqs. (17)-(18)"),
@@ -334,12 +357,29 @@ def _fig34_ppca(thorough: bool = False) -> Outcome:
     return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED, ev)
 
 
+def _trends_figure(outcome):
+    import matplotlib.pyplot as plt
+
+    data = outcome.figure_data
+    fig, axes = plt.subplots(1, len(data), figsize=(9, 3), sharey=True)
+    for ax, (d, curves) in zip(np.atleast_1d(axes), data.items()):
+        for label, (ks, vals) in curves.items():
+            ax.plot(ks, vals, marker="o", label=label)
+        ax.set_yscale("log")
+        ax.set_title(d)
+        ax.set_xlabel("k")
+    np.atleast_1d(axes)[0].set_ylabel("MSE")
+    np.atleast_1d(axes)[0].legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
 @claim("pca.fig3_4_dp_mse_trends", source=Source(SEED, "§3.2", "Figs. 3-4"),
        statement="For PPCA-DP and PCA-based PPDP the MSE grows as ε falls (k fixed) and grows as k "
                  "grows (ε fixed).",
-       method="simulation", expected="holds")
+       method="simulation", expected="holds", figure=_trends_figure)
 def _fig34_trends(thorough: bool = False) -> Outcome:
-    ev, ok = {}, True
+    ev, ok, fd = {}, True, {}
     for d, (rows, setup) in _both(thorough).items():
         for m in ("ppca-dp", "pca-ppdp"):
             t = _table(rows, m)
@@ -349,8 +389,10 @@ def _fig34_trends(thorough: bool = False) -> Outcome:
             ok &= up_k and down_eps
             ev[f"{d}/{m}"] = {"increasing_in_k": up_k, "decreasing_in_eps": down_eps,
                               "mse_eps0.1_by_k": [float(f"{v:.4g}") for _, v in t[0.1]]}
+            for e in _EPS:
+                fd.setdefault(d, {})[f"{m} ε={e:g}"] = ([k for k, _ in t[e]], [float(v) for _, v in t[e]])
         ev[f"{d}/setup"] = setup
-    return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED, ev)
+    return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED, ev, figure_data=fd)
 
 
 @claim("pca.fig3_4_ppcadp_beats_baseline_mse", source=Source(SEED, "§3.2", "Figs. 3-4"),

@@ -3,11 +3,12 @@ Ohno-Machado, *Differential-private data publishing through component analysis*,
 Trans. Data Privacy 6(1):19–34, 2013).
 
 Which reading is implemented, and why.  The full text of ref. [8] could not be
-read here (only its abstract: ε-DP data publishing through PCA, compared with
-the Laplace and exponential mechanisms).  We implement the standard two-stage
-"noisy components, then noisy projection" scheme that the abstract and seed 001's
-description of [8] ("noise on the covariance and on the data") fit, with the
-budget split in two equal halves:
+read here — only its abstract (ε-DP data publishing through PCA, compared with
+the Laplace and exponential mechanisms).  Seed 001 gives no algorithm for [8]; its
+§2.2 only says that adding noise to the raw data or to the covariance matrix hurts
+utility.  We implement the standard two-stage "noisy components, then noisy
+projection" scheme, with the budget split in two equal halves — an assumption,
+not a transcription of [8]:
 
 1. normalise every feature to [0, 1] (min–max from the data, as seed 001's
    experiments do for all methods; with ``bounds=`` the map uses public bounds);

@@ -77,6 +77,9 @@ def cmd_rr(args: argparse.Namespace) -> int:
     for d, r in checks.items():
         c.add_row(d, str(r.holds), f"{r.required_delta:.3g}")
     con.print(c)
+    if not all(r.holds for r in checks.values()):
+        con.print("[red]the float matrix fails the LDP check[/red]: for ε beyond ~700 its entries 1/(e^ε+k−1) "
+                  "underflow to 0; use dpverify.rr.exact_optimum for an exact design matrix")
     return 0 if all(r.holds for r in checks.values()) and (lp is None or lp.certificate.ok(1e-8)) else 1
 
 

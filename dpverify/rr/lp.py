@@ -32,6 +32,7 @@ from dpverify._validation import check_delta, check_epsilon, check_probability_v
 __all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]
 
 SOLVERS = ("highs", "cvxpy")
+_SCALE_ABOVE = math.log(1e6)  # ε beyond which the LDP rows are divided by e^ε
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,10 @@ class LPSolution:
 def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output"):
     """(c, A_ub, b_ub, A_eq, b_eq) of the utility LP (sparse CSR matrices).
 
+    For ε > ln 10⁶ every LDP row is divided by e^ε, i.e. written as
+    e^−ε p_aj − p_cj ≤ e^−ε δ (the same constraint): HiGHS rejects coefficients
+    above 10¹⁵ (ε > 34.5) and e^ε overflows float64 beyond ε ≈ 709.78.
+
     Example
     -------
     >>> from dpverify.rr.lp import ldp_lp
@@ -75,8 +80,11 @@ def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output
     n = p.size
     if n < 2:
         raise ValueError(f"pi must have at least 2 entries (n >= 2), got {n}")
-    E = math.exp(check_epsilon(epsilon))
+    eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
+    # row scale: 1, or e^−ε for large ε (p_aj − E p_cj ≤ δ  ⇔  e^−ε p_aj − p_cj ≤ e^−ε δ)
+    scale = 1.0 if eps <= _SCALE_ABOVE else math.exp(-eps)
+    E = math.exp(eps) if scale == 1.0 else 1.0  # the coefficient of p_cj after scaling, up to sign
     if definition not in ("per_output", "standard"):
         raise ValueError(f"definition must be 'per_output' or 'standard', got {definition!r}")
     a, c, j = np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij")
@@ -85,17 +93,17 @@ def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output
     m = a.size  # constraint (a, c, j): p_aj − E p_cj (− s_acj) ≤ δ (or 0)
     rows = np.repeat(np.arange(m), 2)
     cols = np.column_stack([a * n + j, c * n + j]).ravel()
-    vals = np.tile([1.0, -E], m)
+    vals = np.tile([scale, -E], m)  # proof: lp-row
     nx = n * n
     A_eq = sps.kron(sps.eye(n), np.ones((1, n)), format="csr")
     if definition == "per_output" or dlt == 0.0:
         A_ub = sps.csr_matrix((vals, (rows, cols)), shape=(m, nx))
-        b_ub = np.full(m, dlt)
+        b_ub = np.full(m, scale * dlt)
     else:
         # slack s_k for constraint k, grouped by ordered pair (a, c): Σ_j s_{acj} ≤ δ
         nv = nx + m
         A1 = sps.csr_matrix(
-            (np.concatenate([vals, -np.ones(m)]), (np.concatenate([rows, np.arange(m)]), np.concatenate([cols, nx + np.arange(m)]))),
+            (np.concatenate([vals, np.full(m, -scale)]), (np.concatenate([rows, np.arange(m)]), np.concatenate([cols, nx + np.arange(m)]))),
             shape=(m, nv),
         )
         pair = (a * n + c)[::n]  # constraints are ordered (a, c, j) with j fastest

@@ -134,9 +134,9 @@ def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.n
     S, _ = optimal_support(p, eps)
     einv, n, k = math.exp(-eps), p.size, S.size
     P0 = np.zeros((n, n))
-    P0[:, S] = 1.0 / k  # rows outside S: uniform on S
-    P0[np.ix_(S, S)] = einv / (1 + (k - 1) * einv)  # k-RR on S: 1/(E+k−1) off the diagonal
-    P0[S, S] = 1 / (1 + (k - 1) * einv)  # E/(E+k−1) on the diagonal
+    P0[:, S] = 1.0 / k  # rows outside S: uniform on S  # proof: nary-kRR
+    P0[np.ix_(S, S)] = einv / (1 + (k - 1) * einv)  # k-RR on S: 1/(E+k−1) off the diagonal  # proof: nary-kRR
+    P0[S, S] = 1 / (1 + (k - 1) * einv)  # E/(E+k−1) on the diagonal  # proof: nary-kRR
     P = dlt * np.eye(n) + (1 - dlt) * P0  # proof: nary-mixture
     return P, float(p @ np.diag(P))
 

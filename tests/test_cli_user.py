@@ -1,0 +1,213 @@
+"""The finished rooms' commands as a user runs them: clear errors with exit status 2, JSON that parses.
+
+Runs ``dpverify.cli.main`` in-process (same code path as the console script).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpverify.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_exit(capsys, *argv):
+    """Like :func:`run`, for argparse errors (SystemExit)."""
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+# ------------------------------------------------------------------ rr
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--epsilon", "0", "--pi", "0.2,0.8"], "epsilon"),
+        (["--epsilon", "nan", "--pi", "0.2,0.8"], "epsilon"),
+        (["--epsilon", "inf", "--pi", "0.2,0.8"], "epsilon"),
+        (["--epsilon", "1", "--pi", "0.2,0.9"], "pi"),
+        (["--epsilon", "1", "--pi=-0.5,1.5"], "pi"),
+        (["--epsilon", "1", "--pi", "a,b"], "--pi"),
+        (["--epsilon", "1", "--pi", "1"], "pi"),
+        (["--epsilon", "1", "--pi", "0.5,0.5,nan"], "pi"),
+        (["--epsilon", "1", "--delta", "1", "--pi", "0.5,0.5"], "delta"),
+        (["--epsilon", "1", "--delta", "-0.1", "--pi", "0.5,0.5"], "delta"),
+    ],
+)
+def test_rr_bad_values_exit_2(capsys, argv, needle):
+    code, out, err = run(capsys, "rr", *argv)
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_rr_unparsable_arguments_exit_2(capsys):
+    code, _, err = run_exit(capsys, "rr", "--epsilon", "x", "--pi", "0.5,0.5")
+    assert code == 2 and "--epsilon" in err
+    code, _, err = run_exit(capsys, "rr", "--pi", "0.5,0.5")
+    assert code == 2 and "--epsilon" in err
+
+
+def test_rr_json_parses_and_matches_the_library(capsys):
+    from dpverify.rr import optimal_utility
+
+    code, out, _ = run(capsys, "rr", "--epsilon", "0.1", "--delta", "0.15", "--pi", "0.2,0.8", "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["u_star"] == pytest.approx(optimal_utility([0.2, 0.8], 0.1, 0.15), abs=1e-15)
+    assert doc["lp_certified"] is True and abs(doc["lp_u"] - doc["u_star"]) < 1e-9
+    assert doc["ldp"]["standard"]["holds"] and doc["ldp"]["per_output"]["holds"]
+
+
+@pytest.mark.parametrize("eps", ["40", "700"])
+def test_rr_large_epsilon_lp_is_solved(capsys, eps):
+    """Regression: e^ε above 1e15 made HiGHS reject the LP (ε = 40) or overflowed (ε > 709.78)."""
+    code, out, err = run(capsys, "rr", "--epsilon", eps, "--pi", "0.5,0.3,0.2", "--json")
+    doc = json.loads(out)
+    assert code == 0, err
+    assert doc["lp_certified"] is True and abs(doc["lp_u"] - doc["u_star"]) < 1e-9
+
+
+def test_rr_underflowing_matrix_is_reported_not_hidden(capsys):
+    code, out, _ = run(capsys, "rr", "--epsilon", "800", "--pi", "0.5,0.3,0.2")
+    assert code == 1 and "exact_optimum" in out
+
+
+# ------------------------------------------------------------------ continual
+
+
+@pytest.fixture
+def csvs(tmp_path):
+    files = {
+        "good": "day,n\n1,3\n2,0\n3,5\n4,2\n",
+        "neg": "day,n\n1,3\n2,-1\n",
+        "frac": "day,n\n1,3\n2,2.5\n",
+        "nan": "day,n\n1,nan\n",
+        "blank": "day,n\n1,3\n2,\n",
+        "empty": "",
+        "header": "day,n\n",
+    }
+    out = {}
+    for k, text in files.items():
+        p = tmp_path / f"{k}.csv"
+        p.write_text(text)
+        out[k] = str(p)
+    return out
+
+
+@pytest.mark.parametrize(
+    "which, extra, needle",
+    [
+        ("neg", [], "non-negative"),
+        ("frac", [], "integers"),
+        ("nan", [], "finite"),
+        ("blank", [], "line 3"),
+        ("empty", [], "empty"),
+        ("header", [], "non-empty"),
+        ("good", ["--epsilon", "0"], "epsilon"),
+        ("good", ["--epsilon", "nan"], "epsilon"),
+        ("good", ["--method", "bogus"], "method"),
+        ("good", ["--seed", "-3"], "--seed"),
+        ("good", ["--column", "x"], "--column"),
+    ],
+)
+def test_continual_release_bad_input_exit_2(capsys, tmp_path, csvs, which, extra, needle):
+    argv = ["continual", "release", "--input", csvs[which], "--column", "n", "--epsilon", "1",
+            "--output", str(tmp_path / "o.csv")]
+    for i in range(0, len(extra), 2):  # override an option
+        if extra[i] in argv:
+            argv[argv.index(extra[i]) + 1] = extra[i + 1]
+        else:
+            argv += extra[i : i + 2]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_continual_release_missing_files_exit_2(capsys, tmp_path, csvs):
+    code, _, err = run(capsys, "continual", "release", "--input", str(tmp_path / "nope.csv"), "--column", "n",
+                       "--epsilon", "1", "--output", str(tmp_path / "o.csv"))
+    assert code == 2 and "--input" in err
+    code, _, err = run(capsys, "continual", "release", "--input", csvs["good"], "--column", "n",
+                       "--epsilon", "1", "--output", str(tmp_path / "no" / "dir" / "o.csv"))
+    assert code == 2 and "--output" in err
+
+
+def test_continual_release_json_and_output(capsys, tmp_path, csvs):
+    out_csv = tmp_path / "o.csv"
+    code, out, _ = run(capsys, "continual", "release", "--input", csvs["good"], "--column", "n", "--epsilon", "1e9",
+                       "--seed", "0", "--output", str(out_csv), "--json")
+    assert code == 0 and json.loads(out)["n"] == 4
+    rows = out_csv.read_text().splitlines()
+    assert rows[0] == "day,n,n_noisy_total"
+    assert [r.split(",")[2] for r in rows[1:]] == ["3", "3", "8", "10"]  # ε = 1e9: the exact running totals
+
+
+def test_continual_mse_json_matches_library(capsys):
+    from dpverify.continual import expected_mse
+
+    code, out, _ = run(capsys, "continual", "mse", "--n", "7", "--epsilon", "0.5", "--json")
+    rows = {r["method"]: r for r in json.loads(out)}
+    assert code == 0 and set(rows) == {"naive", "fenwick", "fda"}
+    for m, r in rows.items():
+        assert r["total"] == pytest.approx(float(expected_mse(7, 0.5, m).sum()), rel=1e-12)
+
+
+@pytest.mark.parametrize("argv, needle", [(["--n", "0"], "n"), (["--epsilon", "-1"], "epsilon"),
+                                          (["--method", "bogus"], "method")])
+def test_continual_mse_bad_values_exit_2(capsys, argv, needle):
+    base = {"--n": "7", "--epsilon": "1"}
+    for i in range(0, len(argv), 2):
+        base[argv[i]] = argv[i + 1]
+    code, _, err = run(capsys, "continual", "mse", *[x for kv in base.items() for x in kv])
+    assert code == 2 and needle in err
+
+
+def test_continual_mse_laplace_only_methods(capsys):
+    """Regression: every registered method has an MSE under the default Laplace noise (the CLI used to
+    pass ``noise=`` to methods that do not take it); asking them for discrete noise is a clear error."""
+    from dpverify.continual import method_names
+
+    for m in method_names():
+        code, out, err = run(capsys, "continual", "mse", "--n", "8", "--epsilon", "1", "--method", m, "--json")
+        assert code == 0, (m, err)
+        assert json.loads(out)[0]["method"] == m
+    code, _, err = run(capsys, "continual", "mse", "--n", "8", "--epsilon", "1", "--method", "boost", "--noise", "discrete")
+    assert code == 2 and "Laplace" in err
+
+
+# ------------------------------------------------------------------ report
+
+
+def test_report_bad_arguments_exit_2(capsys, tmp_path):
+    (tmp_path / "bad.json").write_text("not json")
+    (tmp_path / "f.txt").write_text("x")
+    cases = [
+        ([], "--out"),
+        (["--only", "zzz.", "--out", str(tmp_path / "r")], "zzz."),
+        (["--compare", str(tmp_path / "missing.json")], "missing.json"),
+        (["--compare", str(tmp_path / "bad.json"), str(tmp_path / "bad.json")], "not JSON"),
+        (["--compare", "a", "b", "c"], "OLD.json"),
+        (["--only", "rr.example", "--out", str(tmp_path / "r"), "--jobs", "0"], "jobs"),
+        (["--only", "rr.example", "--out", str(tmp_path / "r"), "--timeout", "nan"], "timeout"),
+        (["--only", "rr.example", "--out", str(tmp_path / "f.txt")], "directory"),
+    ]
+    for argv, needle in cases:
+        code, _, err = run(capsys, "report", *argv)
+        assert code == 2 and needle in err, (argv, err)
+
+
+def test_report_json_and_compare(capsys, tmp_path):
+    code, out, _ = run(capsys, "report", "--only", "rr.example", "--out", str(tmp_path / "a"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and [c["id"] for c in doc["claims"]] == ["rr.example"]
+    code, out, _ = run(capsys, "report", "--compare", str(tmp_path / "a" / "report.json"),
+                       str(tmp_path / "a" / "report.json"), "--json")
+    assert code == 0 and json.loads(out)["changes"] == []
