@@ -285,3 +285,30 @@ def test_running_totals_that_overflow_int64_are_refused(call):
         call([2**62, 2**62])
     out = call([2**61, 2**61 - 10])  # just below the limit: accepted, no wrap-around
     assert out[-1] > 2**62 - 1e9
+
+
+def test_naive_strategy_refuses_huge_dense_workloads():
+    """Regression: strategy(10**6, "naive") tried to store n(n+1)/2 = 5e11 entries."""
+    with pytest.raises(ValueError, match=r"\bn\b"):
+        continual.strategy(10**6, "naive")
+
+
+def test_exact_optimum_reads_floats_as_the_decimals_typed():
+    """0.2 means 1/5 (as in the exact LDP checker), so [0.2, 0.8] is a probability vector exactly."""
+    a = nary.exact_optimum([0.2, 0.8], 3, 0.15)
+    b = nary.exact_optimum([Fraction(1, 5), Fraction(4, 5)], Fraction(3), Fraction(3, 20))
+    assert a.u == b.u and a.P == b.P
+    assert all(nary.verify_certificate_exact([0.2, 0.8], 3, 0.15, a).values())
+
+
+@pytest.mark.parametrize("definition", ["per_output", "standard"])
+def test_delta_curve_beyond_float_exp_range(definition):
+    """Regression: the per-output curve was NaN for ε > 709.78 (e^ε = inf times a zero entry)."""
+    import warnings
+
+    P = ro([[1.0, 0.0], [0.5, 0.5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow / invalid-value warnings either
+        curve = ldp.ldp_delta_curve(P, [0.0, 1.0, 800.0], definition)
+    assert np.array_equal(curve, [0.5, 0.5, 0.5])  # column 1: 0.5 − e^ε · 0 for every ε
+    assert ldp.check_ldp(P, 800.0, 0.0, definition).required_delta == 0.5

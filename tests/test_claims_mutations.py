@@ -267,9 +267,22 @@ def test_err_recursion_wrong_library_recursion(monkeypatch):
 
 
 def test_alg4_wrong_walk(monkeypatch):
+    """Bug: Alg. 4 scaling the right (unscaled) copy by α_t instead of the left one."""
     assert verdict("continual.fda.alg4") == Verdict.HOLDS
-    real = C.coef
-    monkeypatch.setattr(C, "coef", lambda k, m: real(m if k > 2 ** (m - 1) else k, m) if m > 1 else real(k, m))
+
+    def swapped(k, m):
+        err = C.fda_errors(m)
+        alpha = np.cbrt(err) / (np.cbrt(err) + np.cbrt(2.0 ** np.arange(m + 1)))
+        lam, kt, t, div = 1.0, k, m, 2 ** (m - 1)
+        while div != kt:
+            if kt > div:
+                kt -= div
+                lam *= alpha[t - 1]
+            t -= 1
+            div //= 2
+        return float(lam * (1.0 - alpha[t - 1]))
+
+    monkeypatch.setattr(C, "coef", swapped)
     assert verdict("continual.fda.alg4") == R
 
 
@@ -315,3 +328,13 @@ def test_every_finished_claim_is_covered():
                          "rr.model1.vertices", "rr.binary.solvers", "rr.nary.closed_form", "rr.nary.definition"}
     missing = [i for i in ids if f'"{i}"' not in text and i not in mutated_elsewhere]
     assert not missing, missing
+
+
+def test_privacy_claim_needs_the_rounding_guard(monkeypatch):
+    """Bug: the (1 − 1e-12) guard on the FDA weights removed -> column sums of ΣM reach 1 + 4e-16 (e.g. N = 13)."""
+    import dpverify.continual.fda as D
+
+    assert verdict("continual.release.privacy") == Verdict.HOLDS
+    monkeypatch.setattr(D, "_GUARD", 0.0)
+    out = get_claim("continual.release.privacy").check()
+    assert out.verdict == R and out.evidence["max_column_l1"] > 1.0

@@ -79,6 +79,8 @@ def test_rr_large_epsilon_lp_is_solved(capsys, eps):
 def test_rr_underflowing_matrix_is_reported_not_hidden(capsys):
     code, out, _ = run(capsys, "rr", "--epsilon", "800", "--pi", "0.5,0.3,0.2")
     assert code == 1 and "exact_optimum" in out
+    code, out, _ = run(capsys, "rr", "--epsilon", "800", "--pi", "0.5,0.3,0.2", "--json")  # same status with --json
+    assert code == 1 and json.loads(out)["ldp"]["standard"]["holds"] is False
 
 
 # ------------------------------------------------------------------ continual
@@ -211,3 +213,14 @@ def test_report_json_and_compare(capsys, tmp_path):
     code, out, _ = run(capsys, "report", "--compare", str(tmp_path / "a" / "report.json"),
                        str(tmp_path / "a" / "report.json"), "--json")
     assert code == 0 and json.loads(out)["changes"] == []
+
+
+def test_continual_release_keeps_big_integers_exact(capsys, tmp_path):
+    """Regression: one "1.0" cell turned the whole column into float64 and 2^53 + 1 into 2^53."""
+    src = tmp_path / "big.csv"
+    src.write_text("day,n\n1,9007199254740993\n2,1.0\n")
+    out_csv = tmp_path / "o.csv"
+    code, _, err = run(capsys, "continual", "release", "--input", str(src), "--column", "n", "--epsilon", "1e9",
+                       "--seed", "0", "--output", str(out_csv))
+    assert code == 0, err
+    assert [r.split(",")[2] for r in out_csv.read_text().splitlines()[1:]] == ["9007199254740993", "9007199254740994"]

@@ -70,10 +70,13 @@ FINISHED_PUBLIC = [
     "dpverify.rr.nary",
     "dpverify.rr.lp",
     "dpverify.rr.simulate",
+    "dpverify.rr.symbolic",
     "dpverify.audit.ldp",
     "dpverify.continual.api",
     "dpverify.continual.fenwick",
     "dpverify.continual.fda",
+    "dpverify.continual.naive",
+    "dpverify.continual.symbolic",
 ]
 
 

@@ -55,7 +55,8 @@ def privacy_curve(p, q, epsilons) -> np.ndarray:
     eps = check_finite_array(epsilons, "epsilons")
     with np.errstate(over="ignore"):  # e^ε = inf for ε > 709: then only outputs with q_o = 0 count
         e = np.exp(eps)[..., None]
-    scaled = np.where(q > 0, e * q, 0.0)  # e^ε q_o, with inf * 0 read as 0
+    with np.errstate(invalid="ignore"):  # inf * 0 = nan, discarded by the where
+        scaled = np.where(q > 0, e * q, 0.0)  # e^ε q_o, with inf * 0 read as 0
     return np.maximum(0.0, p - scaled).sum(axis=-1)  # proof: hockey-stick
 
 

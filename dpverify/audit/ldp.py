@@ -449,7 +449,9 @@ def ldp_delta_curve(P: Any, epsilons: Any, definition: str = "standard") -> np.n
         raise ValueError(f"epsilons must be >= 0, got {eps[eps < 0][0]!r}")
     if definition == "per_output":
         hi, lo = M.max(axis=0), M.min(axis=0)
-        return np.maximum(0.0, (hi[None, :] - np.exp(eps)[:, None] * lo[None, :]).max(axis=1))
+        with np.errstate(over="ignore", invalid="ignore"):  # e^ε = inf beyond ε ≈ 709.78; inf · 0 read as 0
+            scaled = np.where(lo[None, :] > 0, np.exp(eps)[:, None] * lo[None, :], 0.0)
+        return np.maximum(0.0, (hi[None, :] - scaled).max(axis=1))
     n = M.shape[0]
     out = np.zeros(eps.shape)
     for a in range(n):

@@ -5,7 +5,8 @@ Example
 ``dpverify continual release --input counts.csv --column n --epsilon 1 --seed 0 --output out.csv``
 writes the input rows with an added column ``<NAME>_noisy_total`` (integers with the default
 ``--noise discrete``).  ``dpverify continual mse --n 4095 --epsilon 1`` prints the exact
-per-release and total MSE of every method.
+per-release and total MSE of every method (``--noise discrete`` only for the methods whose MSE
+takes it).  Exit status 0 on success, 2 on bad input (messages name the option or the CSV line).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def _read_column(path: str, column: str) -> tuple[list[str], list[list[str]], li
                 values.append(int(cell))
             except ValueError:
                 try:
-                    values.append(float(cell))  # 3.0 is accepted, 2.5 / nan rejected by check_counts
+                    f = float(cell)  # 3.0 is accepted, 2.5 / nan rejected by check_counts
+                    # integral floats as ints, so one "3.0" cell does not turn every count into float64
+                    values.append(int(f) if f.is_integer() else f)
                 except ValueError:
                     raise ValueError(f"counts: line {lineno} of {path} has {cell!r} in column {column!r}") from None
             rows.append(row)

@@ -512,9 +512,9 @@ class FenwickStream(_Base):
         z = self._buf[self._pos]
         if self.noise == "laplace":
             lam = self._lam[self._pos]
-            s = base + (lam * c + z) / lam
+            s = base + (lam * c + z) / lam  # proof: stream-node
         else:
-            s = base + (c + z)
+            s = base + (c + z)  # proof: stream-node
         self._pos += 1
         true.append(c)
         noisy.append(s)

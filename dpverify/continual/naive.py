@@ -23,9 +23,17 @@ from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["naive_expected_mse", "naive_release", "naive_strategy", "NaiveStream"]
 
+_MAX_W_ENTRIES = 2**24
+
 
 def naive_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
-    """Exact MSE of each naive release: t times the variance of one noise draw."""
+    """Exact MSE of each naive release: t times the variance of one noise draw.
+
+    Example
+    -------
+    >>> naive_expected_mse(3, 1.0).tolist()               # 2t/ε²
+    [2.0, 4.0, 6.0]
+    """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
     if noise == "laplace":
@@ -38,8 +46,18 @@ def naive_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.
 
 
 def naive_strategy(n: int):
-    """``(R, A) = (W, I)``; W has n(n+1)/2 entries, so only for moderate n."""
+    """``(R, A) = (W, I)``; W has n(n+1)/2 entries, so only for n ≤ 5792 (≤ 2²⁴ entries).
+
+    Example
+    -------
+    >>> R, A = naive_strategy(3)
+    >>> R.toarray().astype(int).tolist(), A.nnz
+    ([[1, 0, 0], [1, 1, 0], [1, 1, 1]], 3)
+    """
     n = check_positive_int(n, "n")
+    if n * (n + 1) // 2 > _MAX_W_ENTRIES:
+        raise ValueError(f"n must be <= 5792 for the naive strategy (W has n(n+1)/2 stored entries), got {n}; "
+                         "expected_mse and release do not need it")
     length = np.arange(1, n + 1, dtype=np.int64)  # row t has ones in columns 1..t
     indptr = np.concatenate([[0], np.cumsum(length)])
     indices = np.arange(indptr[-1], dtype=np.int64) - np.repeat(indptr[:-1], length)

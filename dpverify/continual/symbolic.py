@@ -39,7 +39,13 @@ alpha = sp.Symbol("alpha", positive=True)
 
 
 def h_alpha(e, w):
-    """h(α) = e/α² + w/(1-α)² + e: the left copy scaled by α, the middle node 1 - α, the right copy."""
+    """h(α) = e/α² + w/(1-α)² + e: the left copy scaled by α, the middle node 1 - α, the right copy.
+
+    Example
+    -------
+    >>> h_alpha(1, 2).subs(alpha, sp.Rational(1, 2))     # 4 + 8 + 1
+    13
+    """
     return e / alpha**2 + w / (1 - alpha) ** 2 + e
 
 
@@ -49,6 +55,11 @@ def stationary_alpha(e, w):
     The cubic ``e(1-α)³ - wα³`` is solved by sympy; of its three roots exactly
     one is real (the other two have a non-zero imaginary part for u, v > 0),
     and it lies in (0, 1).
+
+    Example
+    -------
+    >>> stationary_alpha(8, 27)                # e^(1/3) = 2, w^(1/3) = 3
+    2/5
     """
     u, v = sp.symbols("u v", positive=True)
     dh = sp.diff(h_alpha(u**3, v**3), alpha)
@@ -93,7 +104,15 @@ def lambda_expression(k: int, m: int):
 
 
 def err_recursion(e, m):
-    """err_m = min_α h(α) at w = 2^(m-1), simplified: e + (e^(1/3) + 2^((m-1)/3))³."""
+    """err_m = min_α h(α) at w = 2^(m-1), simplified: e + (e^(1/3) + 2^((m-1)/3))³.
+
+    Example
+    -------
+    >>> err_recursion(0, 1)                                    # err_1 = 1 (one node)
+    1
+    >>> sp.simplify(err_recursion(1, 2) - (1 + (1 + sp.cbrt(2)) ** 3))
+    0
+    """
     w = 2 ** ((m - 1) / sp.Integer(3))
     u, v = sp.symbols("u v", positive=True)
     a_star = stationary_alpha(u**3, v**3)
@@ -102,10 +121,16 @@ def err_recursion(e, m):
 
 
 def popcount_sum_closed_form(m):
-    """Σ_{p=1}^{2^m-1} popcount(p) = Σ_{j<m} #{p < 2^m: bit j set} = Σ_{j<m} 2^(m-1), summed by sympy."""
+    """Σ_{p=1}^{2^m-1} popcount(p) = Σ_{j<m} #{p < 2^m: bit j set} = Σ_{j<m} 2^(m-1), summed by sympy.
+
+    Example
+    -------
+    >>> popcount_sum_closed_form(3), sum(bin(p).count("1") for p in range(1, 8))   # exact, not a float
+    (12, 12)
+    """
     j = sp.Symbol("j", integer=True, nonnegative=True)
     # bit j of p in [0, 2^m): half of the 2^m numbers have it set
-    return sp.simplify(sp.summation(2**m / 2, (j, 0, m - 1)))
+    return sp.simplify(sp.summation(sp.Integer(2) ** m / 2, (j, 0, m - 1)))
 
 
 def err_org_recursion():
@@ -113,6 +138,12 @@ def err_org_recursion():
     T(m) = trace(BᵀB) = 2 T(m-1) + 2^(m-1), T(0) = 0 (the two copies of B and the middle column).
 
     Returns ``(T, closed_T, err_org)`` as sympy expressions in m, T solved by ``rsolve``.
+
+    Example
+    -------
+    >>> T, closed, org = err_org_recursion()
+    >>> closed, org
+    (2**(m - 1)*m, 2**(m - 1)*m**3)
     """
     m = sp.Symbol("m", integer=True, nonnegative=True)
     T = sp.Function("T")
@@ -121,7 +152,13 @@ def err_org_recursion():
 
 
 def err_org_closed_form(m):
-    """err_org(m) = m³ 2^(m-1) (from :func:`err_org_recursion`), at the given m."""
+    """err_org(m) = m³ 2^(m-1) (from :func:`err_org_recursion`), at the given m.
+
+    Example
+    -------
+    >>> err_org_closed_form(3)                  # 27 · 4
+    108
+    """
     ms = sp.Symbol("m", integer=True, nonnegative=True)
     return err_org_recursion()[2].subs(ms, m)
 

@@ -5,13 +5,16 @@ Example
 ``dpverify rr --epsilon 0.1 --delta 0.15 --pi 0.2,0.8`` prints the regime, the optimal design
 matrix, u*, the HiGHS LP optimum with its certificate and the exact LDP checker's verdict under
 both definitions; ``--json`` prints the same as JSON.
+
+Exit status: 0 when the matrix passes the exact LDP check under both definitions and the LP
+optimum is certified; 1 when either fails (e.g. ε ≳ 700, where the float entries underflow);
+2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 
 
 def _parse_pi(text: str) -> list[float]:
@@ -55,9 +58,10 @@ def cmd_rr(args: argparse.Namespace) -> int:
         "lp_certified": None if lp is None else lp.certificate.ok(1e-8),
         "ldp": {d: {"holds": r.holds, "required_delta": r.required_delta} for d, r in checks.items()},
     }
+    status = 0 if all(r.holds for r in checks.values()) and (lp is None or lp.certificate.ok(1e-8)) else 1
     if args.json:
         print(json.dumps(out, indent=2))
-        return 0
+        return status
     from rich.console import Console
     from rich.table import Table
 
@@ -80,7 +84,7 @@ def cmd_rr(args: argparse.Namespace) -> int:
     if not all(r.holds for r in checks.values()):
         con.print("[red]the float matrix fails the LDP check[/red]: for ε beyond ~700 its entries 1/(e^ε+k−1) "
                   "underflow to 0; use dpverify.rr.exact_optimum for an exact design matrix")
-    return 0 if all(r.holds for r in checks.values()) and (lp is None or lp.certificate.ok(1e-8)) else 1
+    return status
 
 
 def register(subparsers) -> None:

@@ -56,6 +56,13 @@ def sign_everywhere(expr: sp.Expr, with_delta: bool) -> int | None:
     whose numerator and denominator polynomials in (t, s) have coefficients of
     one sign each has that sign everywhere.  Returns 0 for the zero function,
     ±1 when decided, None when this sufficient test cannot decide.
+
+    Example
+    -------
+    >>> sign_everywhere(E - 1, False), sign_everywhere(-(E + delta) / (E + 1), True)
+    (1, -1)
+    >>> sign_everywhere(E - 3, False) is None      # negative for E < 3, positive beyond
+    True
     """
     x = sp.sympify(expr).subs(E, 1 + _t)
     if with_delta:
@@ -84,6 +91,12 @@ def binary_constraints(with_delta: bool = True) -> list[tuple[sp.Expr, str]]:
 
     Returned as (g, label) with g linear in (p00, p11); labels name the
     paper's inequality in (14) (resp. (3)).
+
+    Example
+    -------
+    >>> g, label = binary_constraints()[0]
+    >>> len(binary_constraints()), label, g
+    (8, '1-p11 <= e^eps p00 + delta', -E*p00 - delta - p11 + 1)
     """
     d = delta if with_delta else sp.Integer(0)
     return [
@@ -265,6 +278,12 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
     E x1 + x2 + x6 = E + δ; x1 + x7 = 1; x2 + x8 = 1 (derived from (14)).  With
     ``paper_b=True`` the right-hand side is the one printed in §3.2.2,
     b = (1 − δ, 1 − δ, e^ε, e^ε, 1, 1), which drops the δ of rows 3 and 4.
+
+    Example
+    -------
+    >>> A, b, C = standard_form()
+    >>> A.shape, list(b), list(standard_form(paper_b=True)[1])
+    ((6, 8), [1 - delta, 1 - delta, E + delta, E + delta, 1, 1], [1 - delta, 1 - delta, E, E, 1, 1])
     """
     d = delta if with_delta else sp.Integer(0)
     A = sp.Matrix(
@@ -289,6 +308,12 @@ def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool
     ``basis`` uses the paper's 1-based column numbers.  Returns
     ``(sigma, x)`` with ``sigma`` a dict {j: σ_j} (1-based) and ``x`` the full
     basic solution X (a sympy Matrix of length 8).
+
+    Example
+    -------
+    >>> sigma, x = reduced_costs((1, 2, 3, 4, 7, 8), with_delta=False)   # the symmetric RR basis of (7)
+    >>> sorted(sigma), (x[0], x[1])
+    ([5, 6], (E/(E + 1), E/(E + 1)))
     """
     A, b, C = standard_form(with_delta, paper_b)
     idx = [j - 1 for j in basis]
@@ -310,6 +335,11 @@ def optimality_interval(sigma: dict, with_delta: bool = True) -> tuple[sp.Expr, 
 
     Each σ_j is linear in π0, σ_j = α + β π0; its sign pattern in π0 is
     decided for all parameters by :func:`sign_everywhere`.
+
+    Example
+    -------
+    >>> optimality_interval(reduced_costs((1, 2, 3, 4, 7, 8), False)[0], False)
+    (1/(E + 1), E/(E + 1))
     """
     lows, ups = [sp.Integer(0)], [sp.Integer(1)]
     for sj in sigma.values():
