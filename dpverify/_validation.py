@@ -30,6 +30,13 @@ __all__ = [
 ]
 
 
+def _show(x: Any) -> str:
+    """repr of a value for an error message, numpy scalars shown as plain numbers."""
+    if isinstance(x, np.generic):
+        x = x.item()
+    return repr(x)
+
+
 def _is_real_scalar(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
@@ -39,14 +46,14 @@ def check_real(value: Any, name: str, *, positive: bool = False, nonneg: bool = 
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if not _is_real_scalar(value):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be a real number, got {_show(value)} of type {type(value).__name__}")
     v = float(value)
     if math.isnan(v) or math.isinf(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {_show(value)}")
     if positive and not v > 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+        raise ValueError(f"{name} must be > 0, got {_show(value)}")
     if nonneg and not v >= 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+        raise ValueError(f"{name} must be >= 0, got {_show(value)}")
     return v
 
 
@@ -59,7 +66,7 @@ def check_delta(delta: Any, name: str = "delta") -> float:
     """Privacy parameter delta in [0, 1)."""
     v = check_real(delta, name, nonneg=True)
     if not v < 1:
-        raise ValueError(f"{name} must be in [0, 1), got {delta!r}")
+        raise ValueError(f"{name} must be in [0, 1), got {_show(delta)}")
     return v
 
 
@@ -67,7 +74,7 @@ def check_probability(p: Any, name: str) -> float:
     """A probability in [0, 1]."""
     v = check_real(p, name, nonneg=True)
     if v > 1:
-        raise ValueError(f"{name} must be in [0, 1], got {p!r}")
+        raise ValueError(f"{name} must be in [0, 1], got {_show(p)}")
     return v
 
 
@@ -75,25 +82,25 @@ def check_confidence(c: Any, name: str = "confidence") -> float:
     """A confidence level in the open interval (0, 1)."""
     v = check_real(c, name)
     if not 0 < v < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {c!r}")
+        raise ValueError(f"{name} must be in (0, 1), got {_show(c)}")
     return v
 
 
 def check_positive_int(n: Any, name: str) -> int:
     """An integer >= 1 (bools and integral floats such as 3.0 are rejected)."""
     if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {n!r} of type {type(n).__name__}")
+        raise TypeError(f"{name} must be an integer, got {_show(n)} of type {type(n).__name__}")
     if n < 1:
-        raise ValueError(f"{name} must be >= 1, got {n!r}")
+        raise ValueError(f"{name} must be >= 1, got {_show(n)}")
     return int(n)
 
 
 def check_nonneg_int(n: Any, name: str) -> int:
     """An integer >= 0."""
     if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {n!r} of type {type(n).__name__}")
+        raise TypeError(f"{name} must be an integer, got {_show(n)} of type {type(n).__name__}")
     if n < 0:
-        raise ValueError(f"{name} must be >= 0, got {n!r}")
+        raise ValueError(f"{name} must be >= 0, got {_show(n)}")
     return int(n)
 
 
@@ -114,7 +121,7 @@ def check_finite_array(x: Any, name: str, *, ndim: int | None = None, shape: tup
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must be finite, got {arr[idx]!r} at index {idx}")
+        raise ValueError(f"{name} must be finite, got {_show(arr[idx])} at index {idx}")
     return arr
 
 
@@ -125,10 +132,10 @@ def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -
         raise ValueError(f"{name} must be non-empty")
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
-        raise ValueError(f"{name} must be non-negative, got {arr[i]!r} at index {i}")
+        raise ValueError(f"{name} must be non-negative, got {_show(arr[i])} at index {i}")
     s = float(arr.sum())
     if abs(s - 1.0) > atol:
-        raise ValueError(f"{name} must sum to 1, sums to {s!r}")
+        raise ValueError(f"{name} must sum to 1, sums to {_show(s)}")
     return arr
 
 
@@ -139,12 +146,12 @@ def check_row_stochastic(P: Any, name: str = "P", *, atol: float = 1e-9) -> np.n
         raise ValueError(f"{name} must be non-empty, got shape {arr.shape}")
     if (arr < 0).any():
         idx = tuple(int(i) for i in np.argwhere(arr < 0)[0])
-        raise ValueError(f"{name} must be non-negative, got {arr[idx]!r} at index {idx}")
+        raise ValueError(f"{name} must be non-negative, got {_show(arr[idx])} at index {idx}")
     sums = arr.sum(axis=1)
     bad = np.abs(sums - 1.0) > atol
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{name} must be row-stochastic: row {i} sums to {sums[i]!r}")
+        raise ValueError(f"{name} must be row-stochastic: row {i} sums to {_show(sums[i])}")
     return arr
 
 
@@ -163,14 +170,14 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
         bad = ~np.isfinite(arr)
         if bad.any():
             i = int(np.argmax(bad))
-            raise ValueError(f"{name} must be finite, got {arr[i]!r} at index {i}")
+            raise ValueError(f"{name} must be finite, got {_show(arr[i])} at index {i}")
         frac = arr != np.round(arr)
         if frac.any():
             i = int(np.argmax(frac))
-            raise ValueError(f"{name} must be integers, got {arr[i]!r} at index {i}")
+            raise ValueError(f"{name} must be integers, got {_show(arr[i])} at index {i}")
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
-        raise ValueError(f"{name} must be non-negative, got {arr[i]!r} at index {i}")
+        raise ValueError(f"{name} must be non-negative, got {_show(arr[i])} at index {i}")
     return arr.astype(np.int64)
 
 
@@ -182,6 +189,6 @@ def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:
         return rng
     if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool):
         if rng < 0:
-            raise ValueError(f"{name} seed must be >= 0, got {rng!r}")
+            raise ValueError(f"{name} seed must be >= 0, got {_show(rng)}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"{name} must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
