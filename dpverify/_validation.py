@@ -155,7 +155,7 @@ def check_row_stochastic(P: Any, name: str = "P", *, atol: float = 1e-9) -> np.n
     return arr
 
 
-def check_counts(counts: Any, name: str = "counts", *, length: int | None = None) -> np.ndarray:
+def check_counts(counts: Any, name: str = "counts", *, length: int | None = None, nonempty: bool = False) -> np.ndarray:
     """A 1-d array of non-negative integers (integral floats accepted), returned as int64 copy."""
     if isinstance(counts, (str, bytes)):
         raise TypeError(f"{name} must be an array of counts, got {type(counts).__name__}")
@@ -166,6 +166,8 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
         raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} must have length {length}, got {arr.shape[0]}")
+    if nonempty and arr.shape[0] == 0:
+        raise ValueError(f"{name} must be non-empty")
     if np.issubdtype(arr.dtype, np.floating):
         bad = ~np.isfinite(arr)
         if bad.any():

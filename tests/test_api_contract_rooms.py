@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import signal
 
 import numpy as np
 import pytest
@@ -38,6 +39,20 @@ from dpverify.primitives import additive, composition, exponential, sampling, us
 from dpverify.primitives.randomized_response import krr_matrix, randomized_response
 
 NAN, INF = math.nan, math.inf
+
+
+@pytest.fixture(autouse=True)
+def _no_hang():
+    """A bad input must be refused, not loop: each case gets 20 s of wall time (an infinite
+    loop on n = -1 was one of the bugs this file found)."""
+    def boom(signum, frame):
+        raise TimeoutError("call did not return within 20 s")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
 
 P = 4  # columns of the PCA test data
 X4 = np.random.default_rng(1).uniform(size=(30, P))

@@ -80,9 +80,7 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
     >>> release([1, 0, 2], 1.0, "naive", rng=np.random.default_rng(0)).shape
     (3,)
     """
-    a = check_counts(counts, "counts")
-    if a.size < 1:
-        raise ValueError("counts must be non-empty")
+    a = check_counts(counts, "counts", nonempty=True)
     _check_total(a)
     eps = check_epsilon(epsilon)
     m = get_method(method)

@@ -243,9 +243,7 @@ def fda_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.
     >>> fda_release([1, 2, 3], 1e9, rng=0, noise="discrete").tolist()
     [1, 3, 6]
     """
-    a = check_counts(counts, "counts")
-    if a.size < 1:
-        raise ValueError("counts must be non-empty")
+    a = check_counts(counts, "counts", nonempty=True)
     return weighted_release(a, epsilon, fda_weights(a.size), rng, noise)
 
 

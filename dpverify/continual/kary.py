@@ -43,7 +43,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_epsilon, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = [
@@ -115,6 +115,8 @@ def kary_digits(n: int, k: int) -> list[int]:
     >>> kary_digits(11, 3)
     [2, 0, 1]
     """
+    n = check_nonneg_int(n, "n")
+    k = check_branching(k, "k")
     out = []
     while n:
         n, d = divmod(n, k)
@@ -123,8 +125,22 @@ def kary_digits(n: int, k: int) -> list[int]:
 
 
 def kary_node_span(t, k: int) -> np.ndarray:
-    """``k^{v_k(t)}``: how many counts node t covers (the k-ary ``lowbit``), vectorised, t >= 1."""
-    t = np.asarray(t, dtype=np.int64)
+    """``k^{v_k(t)}``: how many counts node t covers (the k-ary ``lowbit``), vectorised, t >= 1.
+
+    Example
+    -------
+    >>> kary_node_span([1, 3, 9, 18, 27], 3).tolist()
+    [1, 3, 9, 9, 27]
+    """
+    k = check_branching(k, "k")
+    if isinstance(t, (str, bytes)):
+        raise TypeError(f"t must be integer node times, got {type(t).__name__}")
+    t_in = np.asarray(t)
+    if t_in.dtype == bool or not np.issubdtype(t_in.dtype, np.integer):
+        raise TypeError(f"t must be integer node times >= 1, got dtype {t_in.dtype}")
+    t = t_in.astype(np.int64)
+    if (t < 1).any():
+        raise ValueError(f"t must be >= 1, got {t[t < 1].ravel()[0]!r}")
     span = np.ones(t.shape, dtype=np.int64)
     p = k
     while True:

@@ -73,9 +73,7 @@ def naive_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     >>> naive_release([1, 2, 3], 1e9, rng=0, noise="discrete").tolist()
     [1, 3, 6]
     """
-    a = check_counts(counts, "counts")
-    if a.size < 1:
-        raise ValueError("counts must be non-empty")
+    a = check_counts(counts, "counts", nonempty=True)
     _check_total(a)
     eps = check_epsilon(epsilon)
     if noise not in ("laplace", "discrete"):

@@ -16,6 +16,8 @@ __all__ = ["laplace", "discrete_laplace"]
 
 
 def _scales(scale, name="scale") -> np.ndarray:
+    if isinstance(scale, (str, bytes)) or np.asarray(scale).dtype.kind in "USOb":
+        raise TypeError(f"{name} must be a positive real number or array of them, got {scale!r}")
     s = check_finite_array(scale, name)
     if (s <= 0).any():
         raise ValueError(f"{name} must be > 0, got {s[s <= 0].ravel()[0]!r}")
