@@ -71,6 +71,11 @@ BAD = {
     "probability": [-0.1, 1.5, NAN, "0.5"],
     "positive": [0, -1.0, NAN, INF, "1"],
     "scores": [[0.0, NAN], [[0.0, 1.0]], [], "ab"],
+    "nonneg_real": [-1.0, NAN, "1", None],
+    "nonneg": [-1, 2.5, True, "4", None],
+    "real": [NAN, INF, "1", None],
+    "vector": [[1.0, NAN], [[1.0, 2.0]], "12", None],
+    "branching_opt": [0, 1, -1, 2.5, True],
 }
 KIND = {
     "epsilon": "epsilon",
@@ -87,11 +92,21 @@ KIND = {
     "k_pca": "k_pca",
     "branching": "branching",
     "X": "X",
+    "Xn": "X",
+    "D": "X",
+    "x": "vector",
+    "epsilon_real": "real",
+    "k_count": "nonneg",
+    "levels0": "nonneg",
+    "n0": "nonneg",
+    "alpha_level": "confidence",
+    "branching_opt": "branching_opt",
     "counts": "counts",
     "confidence": "confidence",
     "samples": "samples",
     "beta": "probability",
     "sensitivity": "positive",
+    "alpha": "nonneg_real",
     "scale": "positive",
     "scores": "scores",
 }
@@ -119,8 +134,8 @@ def _publish_many(X, reps, rng=0):
     return PPCADP(k=2, epsilon=1.0).publish_many(X, reps=reps, rng=rng)
 
 
-def _fit_ppca(X, k_pca):
-    return fit_ppca(X, k_pca).U
+def _fit_ppca(Xn, k_pca):
+    return fit_ppca(Xn, k_pca).U
 
 
 def _audit(epsilon, samples, confidence, delta, rng=0):
@@ -141,7 +156,7 @@ def _mech(cls, data, **fixed):
 def _stream(cls):
     def f(n, epsilon, rng=0, **kw):
         s = cls(n, epsilon, rng=rng, **kw)
-        return np.array([s.step(c) for c in (1, 0, 2)[: min(3, n)]])
+        return np.array([s.push(c) for c in (1, 0, 2)[: min(3, n)]])
 
     return f
 
@@ -164,8 +179,10 @@ CASES = [
     ("prim.Accountant", composition.Accountant, dict(budget=1.0)),
     # audit
     ("audit.epsilon_lower_bound", _audit, dict(epsilon=1.0, samples=2000, confidence=0.9, delta=0.0, rng=0)),
-    ("audit.clopper_pearson_lower", st.clopper_pearson_lower, dict(k=5, n=10, alpha=0.05)),
-    ("audit.clopper_pearson_upper", st.clopper_pearson_upper, dict(k=5, n=10, alpha=0.05)),
+    ("audit.clopper_pearson_lower", lambda k_count, n, alpha_level: st.clopper_pearson_lower(k_count, n, alpha_level),
+     dict(k_count=5, n=10, alpha_level=0.05)),
+    ("audit.clopper_pearson_upper", lambda k_count, n, alpha_level: st.clopper_pearson_upper(k_count, n, alpha_level),
+     dict(k_count=5, n=10, alpha_level=0.05)),
     ("audit.LaplaceMechanism", _mech(mech.LaplaceMechanism, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
     ("audit.GeometricMechanism", _mech(mech.GeometricMechanism, 0, epsilon=1.0), dict(epsilon=1.0, rng=0)),
     ("audit.ExponentialMechanism", _mech(mech.ExponentialMechanism, np.array([0.0, 1.0]), epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
@@ -183,12 +200,14 @@ CASES = [
     ("pca.PCABasedPPDP", _publish(PCABasedPPDP, {}), dict(X=X4, k_pca=2, epsilon=1.0, rng=0)),
     ("pca.CorrectedPPCADP", _publish(CorrectedPPCADP, {"bounds": BOUNDS}), dict(X=X4, k_pca=2, epsilon=1.0, rng=0)),
     ("pca.publish_many", _publish_many, dict(X=X4, reps=2, rng=0)),
-    ("pca.fit_ppca", _fit_ppca, dict(X=X4, k_pca=2)),
+    ("pca.fit_ppca", _fit_ppca, dict(Xn=X4, k_pca=2)),
     ("pca.paper_sensitivity", paper_sensitivity, dict(k=2, p=4)),
     ("pca.mse", ev.mse, dict(published=X4, original=X4)),
     ("pca.explained_variance", ev.explained_variance, dict(X=X4)),
-    ("pca.score_change_l1", lambda X, k_pca: thm3.score_change_l1(X, X[::-1], k_pca), dict(X=X4, k_pca=2)),
-    ("pca.gaussian_hockey_stick", thm3.gaussian_hockey_stick, dict(m1=0.0, v1=1.0, m2=1.0, v2=1.0, epsilon=1.0)),
+    ("pca.score_change_l1", lambda D, k_pca: thm3.score_change_l1(D, X4[::-1], k_pca), dict(D=X4, k_pca=2)),
+    # ε of a hockey-stick divergence may be any real (ε = 0 is the total variation distance)
+    ("pca.gaussian_hockey_stick", lambda epsilon_real: thm3.gaussian_hockey_stick(0.0, 1.0, 1.0, 2.0, epsilon_real),
+     dict(epsilon_real=1.0)),
     ("pca.flip_pair", thm3.flip_pair, dict(m=25)),
     ("pca.adult_pair", thm3.adult_pair, dict(n=50, seed=0)),
     # continual baselines / k-ary / experiments
@@ -198,34 +217,38 @@ CASES = [
     ("bl.binary_release", bl.binary_release, dict(counts=[1, 0, 2], epsilon=1.0, rng=0)),
     ("bl.BinaryMechanismStream", _stream(bl.BinaryMechanismStream), dict(n=3, epsilon=1.0, rng=0)),
     ("bl.tree_matrix", bl.tree_matrix, dict(n=4)),
-    ("bl.boost_expected_mse", bl.boost_expected_mse, dict(n=5, epsilon=1.0)),
-    ("bl.privelet_expected_mse", bl.privelet_expected_mse, dict(n=5, epsilon=1.0)),
-    ("bl.static_total_mse", bl.static_total_mse, dict(n=5, epsilon=1.0, method="boost")),
-    ("bl.boost_strategy", bl.boost_strategy, dict(n=5)),
-    ("bl.privelet_strategy", bl.privelet_strategy, dict(n=5)),
-    ("bl.boost_release", bl.boost_release, dict(counts=[1, 0, 2], epsilon=1.0, rng=0)),
-    ("bl.privelet_release", bl.privelet_release, dict(counts=[1, 0, 2], epsilon=1.0, rng=0)),
+    ("bl.boost_expected_mse", bl.boost_expected_mse, dict(n=8, epsilon=1.0)),
+    ("bl.privelet_expected_mse", bl.privelet_expected_mse, dict(n=8, epsilon=1.0)),
+    ("bl.static_total_mse", bl.static_total_mse, dict(n=8, epsilon=1.0, method="boost")),
+    ("bl.boost_strategy", bl.boost_strategy, dict(n=8)),
+    ("bl.privelet_strategy", bl.privelet_strategy, dict(n=8)),
+    ("bl.boost_release", bl.boost_release, dict(counts=[1, 0, 2, 5], epsilon=1.0, rng=0)),
+    ("bl.privelet_release", bl.privelet_release, dict(counts=[1, 0, 2, 5], epsilon=1.0, rng=0)),
     ("bl.honaker_level_weights", bl.honaker_level_weights, dict(n=5, branching=2)),
     ("bl.honaker_expected_mse", bl.honaker_expected_mse, dict(n=5, epsilon=1.0, branching=2)),
     ("bl.honaker_strategy", bl.honaker_strategy, dict(n=5, branching=2)),
     ("bl.honaker_release", bl.honaker_release, dict(counts=[1, 0, 2], epsilon=1.0, rng=0, branching=2)),
     ("bl.HonakerStream", _stream(bl.HonakerStream), dict(n=3, epsilon=1.0, rng=0, branching=2)),
-    ("ky.kary_levels", ky.kary_levels, dict(n=5, branching=2)),
+    ("ky.kary_levels", lambda n, branching: ky.kary_levels(n, branching), dict(n=5, branching=2)),
     ("ky.kary_strategy_matrix", lambda n, branching: ky.kary_strategy_matrix(n, branching), dict(n=5, branching=3)),
     ("ky.kary_recombination", lambda n, branching: ky.kary_recombination(n, branching), dict(n=5, branching=3)),
     ("ky.kary_column_sq_norms", lambda n, branching: ky.kary_column_sq_norms(n, branching), dict(n=5, branching=3)),
     ("ky.kary_optimum", lambda n, branching: ky.kary_optimum(n, branching), dict(n=5, branching=3)),
     ("ky.kary_minimax_value", lambda n, branching: ky.kary_minimax_value(n, branching), dict(n=5, branching=3)),
     ("ky.kary_weights", lambda n, branching: ky.kary_weights(n, branching), dict(n=5, branching=3)),
-    ("ky.kary_errors", lambda levels, branching: ky.kary_errors(levels, branching), dict(levels=3, branching=3)),
-    ("ky.kary_digits", lambda n, branching: ky.kary_digits(n, branching), dict(n=5, branching=3)),
-    ("ky.kary_path_sums", lambda counts, branching: ky.kary_path_sums(counts, branching), dict(counts=[1, 0, 2], branching=3)),
-    ("ky.kary_expected_mse", ky.kary_expected_mse, dict(n=5, epsilon=1.0, branching=3)),
-    ("ky.kary_strategy", ky.kary_strategy, dict(n=5, branching=3)),
-    ("ky.kary_release", ky.kary_release, dict(counts=[1, 0, 2], epsilon=1.0, rng=0, branching=3)),
-    ("ky.KaryStream", _stream(ky.KaryStream), dict(n=3, epsilon=1.0, rng=0, branching=3)),
+    ("ky.kary_errors", lambda levels0, branching: ky.kary_errors(levels0, branching), dict(levels0=3, branching=3)),
+    ("ky.kary_digits", lambda n0, branching: ky.kary_digits(n0, branching), dict(n0=5, branching=3)),
+    ("ky.kary_path_sums", lambda x, branching: ky.kary_path_sums(x, branching), dict(x=[1.0, 0.5, 2.0], branching=3)),
+    # branching=None means "the best k" in these four
+    ("ky.kary_expected_mse", lambda n, epsilon, branching_opt: ky.kary_expected_mse(n, epsilon, branching=branching_opt),
+     dict(n=5, epsilon=1.0, branching_opt=3)),
+    ("ky.kary_strategy", lambda n, branching_opt: ky.kary_strategy(n, branching=branching_opt), dict(n=5, branching_opt=3)),
+    ("ky.kary_release", lambda counts, epsilon, branching_opt, rng=0: ky.kary_release(counts, epsilon, rng, branching=branching_opt),
+     dict(counts=[1, 0, 2], epsilon=1.0, rng=0, branching_opt=3)),
+    ("ky.KaryStream", lambda n, epsilon, branching_opt, rng=0: _stream(ky.KaryStream)(n, epsilon, rng, branching=branching_opt),
+     dict(n=3, epsilon=1.0, rng=0, branching_opt=3)),
     ("ky.best_branching", ky.best_branching, dict(n=9)),
-    ("ex.naive_vs_fda", ex.naive_vs_fda, dict(n=63, epsilon=1.0)),
+    ("ex.naive_vs_fda", ex.naive_vs_fda, dict(n=63, epsilon=1.0, window=10)),
     ("ex.bm_vs_fda", ex.bm_vs_fda, dict(n=63, epsilon=1.0)),
     ("ex.static_vs_fda", ex.static_vs_fda, dict(m_max=4, epsilon=1.0)),
     ("ex.w_singular_values", ex.w_singular_values, dict(n=5)),
@@ -251,7 +274,8 @@ def _names(msg: str, param: str) -> bool:
 
 
 # the name a parameter has in the library's messages (the wrappers rename k of the PCA publishers)
-SPOKEN = {"k_pca": "k", "branching": ("branching", "k")}
+SPOKEN = {"k_pca": "k", "branching": ("branching", "k"), "branching_opt": "branching", "epsilon_real": "epsilon", "k_count": "k",
+          "levels0": "levels", "n0": "n", "alpha_level": "alpha"}
 
 
 @pytest.mark.parametrize("f, good, param, bad", list(_bad_cases()))
@@ -329,3 +353,23 @@ def test_case_table_covers_the_public_api():
                 "check_branching", "kary_node_span", "honaker_level_variances", "kary_node_sums"
             ):
                 assert name in listed, f"{mod.__name__}.{name} missing from CASES"
+
+
+@pytest.mark.parametrize("ks, exc", [([], ValueError), ("ab", TypeError), ([1], ValueError), ([2.5], TypeError)])
+def test_best_honaker_refuses_empty_or_bad_branchings(ks, exc):
+    """Regression: an empty ``ks`` returned None instead of raising."""
+    with pytest.raises(exc, match="ks|branching"):
+        ex.best_honaker(9, ks=ks)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_static_vs_fda_per_release_must_be_bool(bad):
+    with pytest.raises(TypeError, match="per_release"):
+        ex.static_vs_fda(3, per_release=bad)
+
+
+@pytest.mark.parametrize("t", [0, -3, [1, 0], 1.5, "1"])
+def test_kary_node_span_refuses_bad_times(t):
+    """Regression: t = 0 looped forever (0 is divisible by every power of k)."""
+    with pytest.raises((ValueError, TypeError), match="t"):
+        ky.kary_node_span(t, 2)

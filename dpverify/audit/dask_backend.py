@@ -18,7 +18,17 @@ __all__ = ["DaskExecutor", "dask_executor"]
 
 
 class DaskExecutor:
-    """Adapter: ``submit(task)`` runs ``task()`` on the cluster as an impure task (never cached)."""
+    """Adapter: ``submit(task)`` runs ``task()`` on the cluster as an impure task (never cached).
+
+    Example
+    -------
+    >>> class Client:   # stands in for dask.distributed.Client: submit(fn, pure=...) -> future
+    ...     def scheduler_info(self): return {}
+    ...     def submit(self, fn, pure=True): return (fn(), pure)
+    ...
+    >>> DaskExecutor(Client()).submit(lambda: 42)   # tasks are submitted impure (never cached)
+    (42, False)
+    """
 
     def __init__(self, client):
         if not hasattr(client, "submit") or not hasattr(client, "scheduler_info"):

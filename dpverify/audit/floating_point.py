@@ -26,7 +26,13 @@ __all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "TextbookLaplace", "fp_at
 
 @dataclass(frozen=True)
 class TextbookLaplace:
-    """f(D) + Y, Y = −b·sgn(r)·ln(1 − 2|r|), r ~ U(−1/2, 1/2) in doubles; b = Δ/ε (``data`` = f(D))."""
+    """f(D) + Y, Y = −b·sgn(r)·ln(1 − 2|r|), r ~ U(−1/2, 1/2) in doubles; b = Δ/ε (``data`` = f(D)).
+
+    Example
+    -------
+    >>> TextbookLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
+    (4,)
+    """
 
     epsilon: float
     sensitivity: float = 1.0
@@ -44,7 +50,13 @@ class TextbookLaplace:
 
 @dataclass(frozen=True)
 class LibraryLaplace:
-    """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace)."""
+    """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace).
+
+    Example
+    -------
+    >>> LibraryLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
+    (4,)
+    """
 
     epsilon: float
     sensitivity: float = 1.0
@@ -57,7 +69,14 @@ class LibraryLaplace:
 
 @dataclass(frozen=True)
 class SafeLaplace:
-    """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism."""
+    """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism.
+
+    Example
+    -------
+    >>> out = SafeLaplace(1.0)(0.0, np.random.default_rng(0), 4)
+    >>> bool(np.all(out / 2.0**-10 == np.round(out / 2.0**-10)))   # outputs on the 2^-10 grid
+    True
+    """
 
     epsilon: float
     sensitivity: float = 1.0
@@ -71,7 +90,13 @@ class SafeLaplace:
 
 @dataclass(frozen=True)
 class OffGrid:
-    """Statistic: 1 when the output is not a multiple of 2^exponent, else 0 (int64)."""
+    """Statistic: 1 when the output is not a multiple of 2^exponent, else 0 (int64).
+
+    Example
+    -------
+    >>> OffGrid(-10)(np.array([0.5, 2.0**-11])).tolist()   # 1 marks values off the 2^-10 grid
+    [0, 1]
+    """
 
     exponent: int = -53
 

@@ -91,7 +91,13 @@ class FiniteMechanism:
 
 @dataclass(frozen=True)
 class GeometricMechanism:
-    """Integer f(D) + two-sided geometric noise, P(k) ∝ exp(−ε|k|/(scale_factor·Δ))."""
+    """Integer f(D) + two-sided geometric noise, P(k) ∝ exp(−ε|k|/(scale_factor·Δ)).
+
+    Example
+    -------
+    >>> GeometricMechanism(1.0)(3, np.random.default_rng(0), 4).dtype.kind   # integer outputs
+    'i'
+    """
 
     epsilon: float
     sensitivity: int = 1
@@ -110,7 +116,14 @@ class GeometricMechanism:
 
 @dataclass(frozen=True)
 class ExponentialMechanism:
-    """Output index φ with probability ∝ exp(ε q_φ / (factor·Δq)); ``data`` is the score vector."""
+    """Output index φ with probability ∝ exp(ε q_φ / (factor·Δq)); ``data`` is the score vector.
+
+    Example
+    -------
+    >>> out = ExponentialMechanism(1.0)(np.array([0.0, 1.0, 5.0]), np.random.default_rng(0), 6)
+    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
+    ((6,), True)
+    """
 
     epsilon: float
     sensitivity: float = 1.0
@@ -130,7 +143,14 @@ class ExponentialMechanism:
 
 @dataclass(frozen=True)
 class KRR:
-    """k-ary randomized response of the single value ``data`` ∈ {0..k−1}."""
+    """k-ary randomized response of the single value ``data`` ∈ {0..k−1}.
+
+    Example
+    -------
+    >>> out = KRR(3, 1.0)(0, np.random.default_rng(0), 6)
+    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
+    ((6,), True)
+    """
 
     k: int
     epsilon: float
@@ -151,6 +171,11 @@ class HistogramLaplace:
 
     Correct for substitution neighbours with ``sensitivity=2``; ``sensitivity=1`` is the
     add/remove value and is the wrong-neighbouring-relation bug under substitution.
+
+    Example
+    -------
+    >>> HistogramLaplace(1.0, bins=3)(np.array([0, 2, 2]), np.random.default_rng(0), 5).shape
+    (5, 3)
     """
 
     epsilon: float
@@ -169,7 +194,13 @@ class HistogramLaplace:
 
 @dataclass(frozen=True)
 class BinDifference:
-    """Statistic for vector outputs: out[:, i] − out[:, j] (a projection)."""
+    """Statistic for vector outputs: out[:, i] − out[:, j] (a projection).
+
+    Example
+    -------
+    >>> BinDifference(0, 2)(np.array([[1.0, 5.0, 3.0]])).tolist()
+    [-2.0]
+    """
 
     i: int
     j: int
@@ -185,6 +216,12 @@ class NoisyMax:
     noise="laplace": Lap(2/ε) (correct for the index); noise="exponential": Exp(2/ε)
     (one-sided, correct for the index).  returns="index" is the correct mechanism;
     returns="value" publishes the noisy maximum (a known violation).
+
+    Example
+    -------
+    >>> out = NoisyMax(1.0)(np.array([0.0, 1.0, 9.0]), np.random.default_rng(0), 5)
+    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
+    ((5,), True)
     """
 
     epsilon: float
@@ -223,6 +260,11 @@ class SparseVector:
     "no_query_noise": ν_i = 0, no cutoff (Alg. 5, not DP); "no_cutoff": ν_i = Lap(Δ/ε2),
     no cutoff (Alg. 6, not ε-DP); "lee_clifton": ε1 = ε/4, ε2 = 3ε/4, ν_i = Lap(Δ/ε2), stop
     after c ⊤ (Alg. 4, only ((1 + 6c)/4)ε-DP).
+
+    Example
+    -------
+    >>> SparseVector(1.0, threshold=0.5)(np.array([0.0, 1.0, 0.2]), np.random.default_rng(0), 4).shape[0]
+    4
     """
 
     epsilon: float
@@ -271,6 +313,11 @@ class FDARelease:
     """The continual room's FDA release of a count stream ``data`` (n noisy running totals).
 
     Black-box: one call of ``dpverify.continual.release(..., method="fda")`` per sample.
+
+    Example
+    -------
+    >>> FDARelease(1.0)(np.array([1, 0, 2]), np.random.default_rng(0), 5).shape
+    (5, 3)
     """
 
     epsilon: float
@@ -287,7 +334,13 @@ class FDARelease:
 
 @dataclass(frozen=True)
 class SuffixSum:
-    """Statistic for stream releases: Σ_{t ≥ start} out[:, t] (the totals a change at ``start`` moves)."""
+    """Statistic for stream releases: Σ_{t ≥ start} out[:, t] (the totals a change at ``start`` moves).
+
+    Example
+    -------
+    >>> SuffixSum(1)(np.array([[1.0, 2.0, 3.0]])).tolist()
+    [5.0]
+    """
 
     start: int
 

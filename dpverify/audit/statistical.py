@@ -70,6 +70,27 @@ class MechanismError(RuntimeError):
 # --------------------------------------------------------------------------- intervals
 
 
+def _check_binomial(k, n, alpha):
+    """Validated (k, n, alpha) of a Clopper–Pearson bound: integer 0 <= k <= n, n >= 1, alpha in (0, 1)."""
+    out = []
+    for name, v in (("k", k), ("n", n)):
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"{name} must be an integer count, got {v!r}")
+        a = np.asarray(v)
+        if a.dtype == bool or a.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be an integer count, got {v!r}")
+        a = a.astype(float)
+        if not np.isfinite(a).all() or (a != np.round(a)).any():
+            raise ValueError(f"{name} must be a finite integer count, got {v!r}")
+        out.append(a)
+    k, n = out
+    if (n < 1).any():
+        raise ValueError(f"n must be >= 1, got {n[n < 1].ravel()[0]!r}")
+    if (k < 0).any() or (k > n).any():
+        raise ValueError(f"k must satisfy 0 <= k <= n, got k={k.ravel().tolist()[:4]}, n={n.ravel().tolist()[:4]}")
+    return k, n, check_confidence(alpha, "alpha")
+
+
 def clopper_pearson_lower(k, n, alpha: float):
     """One-sided Clopper–Pearson lower bound: Pr[p < lower] ≤ alpha for k ~ Bin(n, p).
 
@@ -80,8 +101,7 @@ def clopper_pearson_lower(k, n, alpha: float):
     >>> round(float(clopper_pearson_lower(50, 100, 0.025)), 4)
     0.3983
     """
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
+    k, n, alpha = _check_binomial(k, n, alpha)
     with np.errstate(invalid="ignore"):
         lo = stats.beta.ppf(alpha, np.maximum(k, 1e-300), n - k + 1)  # proof: cp-lower
     return np.where(k <= 0, 0.0, lo)
@@ -95,8 +115,7 @@ def clopper_pearson_upper(k, n, alpha: float):
     >>> round(float(clopper_pearson_upper(0, 100, 0.05)), 4)
     0.0295
     """
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
+    k, n, alpha = _check_binomial(k, n, alpha)
     with np.errstate(invalid="ignore"):
         hi = stats.beta.ppf(1.0 - alpha, k + 1, np.maximum(n - k, 1e-300))  # proof: cp-upper
     return np.where(k >= n, 1.0, hi)
@@ -185,6 +204,13 @@ class Event:
     ``"bins"`` (a union of bins of the statistic: the intervals between ``edges`` for
     continuous statistics, single ``values`` for discrete ones, plus the catch-all bin
     of values never seen during selection).  ``contains(t)`` decides membership.
+
+    Example
+    -------
+    >>> from dpverify.audit.mechanisms import LaplaceMechanism
+    >>> r = epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=20_000, rng=0)
+    >>> r.event.kind, r.event.description   # S = {T ≤ t}: small outputs are likelier under d = 0
+    ('le', 'T ≤ 0.0291007')
     """
 
     kind: str
@@ -288,6 +314,13 @@ class AuditResult:
     (``n_estimation`` draws per input; 2·n_estimation trials when pooled);
     ``p_interval`` = (P_lower, 1) and ``q_interval`` = (0, Q_upper) are the one-sided
     Clopper–Pearson intervals, each at level α/2 (1 − e^{−α/2} when pooled).
+
+    Example
+    -------
+    >>> from dpverify.audit.mechanisms import LaplaceMechanism
+    >>> r = epsilon_lower_bound(LaplaceMechanism(1.0, scale_factor=0.5), 0.0, 1.0, samples=200_000, rng=0)
+    >>> r.epsilon > 1.0, r.verdict(1.0).value   # half the noise: claim ε = 1 refuted
+    (True, 'refuted')
     """
 
     epsilon: float

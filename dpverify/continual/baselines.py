@@ -83,7 +83,7 @@ __all__ = [
     "HonakerStream",
 ]
 
-_DENSE_LIMIT = 1024  # strategies whose R is dense are built only up to this n
+_DENSE_LIMIT = 1024  # above this n, strategies whose R is dense return R as a LinearOperator
 
 
 def _check_noise(noise):
@@ -116,6 +116,13 @@ def binary_levels(n: int, levels: int | None = None) -> int:
 
     A smaller L would not be ε-DP and is refused; a larger one (e.g. the
     ``m + 1`` levels of a complete tree over 2^m >= n leaves) is allowed.
+
+    Example
+    -------
+    >>> binary_levels(8)   # ⌈log2(n+1)⌉ levels for n = 8
+    4
+    >>> binary_levels(7)
+    3
     """
     n = check_positive_int(n, "n")
     need = n.bit_length()
@@ -145,14 +152,27 @@ def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None) ->
 
 
 def binary_strategy(n: int, *, levels: int | None = None):
-    """``(R, A) = (L B, M / L)`` with the p-sum matrix M (rows = p-sums) and B summing the set bits."""
+    """``(R, A) = (L B, M / L)`` with the p-sum matrix M (rows = p-sums) and B summing the set bits.
+
+    Example
+    -------
+    >>> R, A = binary_strategy(4)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((4, 4)))))   # R A = W
+    True
+    """
     n = check_positive_int(n, "n")
     L = binary_levels(n, levels)
     return (kary_recombination(n, 2) * float(L)).tocsr(), (kary_strategy_matrix(n, 2) / float(L)).tocsr()
 
 
 def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None) -> np.ndarray:
-    """Batch form of Alg. 2 of Chan–Shi–Song: noisy p-sums, then the sums over the set bits of t."""
+    """Batch form of Alg. 2 of Chan–Shi–Song: noisy p-sums, then the sums over the set bits of t.
+
+    Example
+    -------
+    >>> binary_release([1, 0, 2, 1], 1.0, rng=0).shape
+    (4,)
+    """
     a = check_counts(counts, "counts")
     eps = check_epsilon(epsilon)
     _check_noise(noise)
@@ -169,6 +189,12 @@ class BinaryMechanismStream:
 
     i = lowest set bit of t; α_i ← Σ_{j<i} α_j + σ(t); α_j, α̂_j ← 0 for j < i;
     α̂_i ← α_i + Lap(L/ε); output Σ_{j: bit j of t set} α̂_j.
+
+    Example
+    -------
+    >>> s = BinaryMechanismStream(3, 1.0, rng=0)
+    >>> len([s.push(c) for c in (1, 0, 2)]), s.remaining
+    (3, 0)
     """
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None):
@@ -213,7 +239,7 @@ class BinaryMechanismStream:
         for j in range(len(hat) - 1, -1, -1):  # high bits first: the batch adds the descent path in this order
             if (t >> j) & 1:
                 out += hat[j]
-        return out
+        return float(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,6 +323,11 @@ def static_total_mse(n: int, epsilon: float, method: str) -> float:
 
     Σ_t t² = n(n+1)(2n+1)/6 and, per level, Σ_t g_h(t)² = (n / 2^h) Σ_{x<2^h} min(x, 2^h − x)²
     = (n / 2^h) · 2^h (4^h + 2)/12.
+
+    Example
+    -------
+    >>> bool(np.isclose(static_total_mse(8, 1.0, 'boost'), boost_expected_mse(8, 1.0).sum()))
+    True
     """
     eps = check_epsilon(epsilon)
     m = _log2_exact(n)
@@ -340,29 +371,78 @@ def _prefix_matrix(n: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(indptr[-1]), indices, indptr), shape=(n, n))
 
 
-def _check_dense(n):
-    if n > _DENSE_LIMIT:
-        raise ValueError(f"n must be <= {_DENSE_LIMIT} for this strategy (R is dense), got {n}; use expected_mse")
+def _prefix_operator(n: int, inner):
+    """``W ∘ inner`` as a scipy LinearOperator: y ↦ cumsum(inner(y)), inner given on vectors."""
+    from scipy.sparse.linalg import LinearOperator
+
+    def mv(y):
+        y = np.asarray(y, dtype=float)
+        return np.cumsum(inner(y.reshape(-1)))
+
+    return LinearOperator((n, inner.m), matvec=mv, dtype=float)
 
 
 def boost_strategy(n: int):
-    """``(R, A) = (ℓ W (HᵀH)⁻¹ Hᵀ, H/ℓ)``: R is dense (every node informs every prefix), n <= 1024."""
+    """``(R, A) = (ℓ W (HᵀH)⁻¹ Hᵀ, H/ℓ)``.
+
+    R is dense (every node informs every prefix): for n <= 1024 it is returned as a CSR matrix,
+    above that as a ``scipy.sparse.linalg.LinearOperator`` applying Hᵀ, (HᵀH)⁻¹ in the Haar
+    eigenbasis and the prefix sums in O(n log n) per vector (A stays a sparse matrix).
+
+    Example
+    -------
+    >>> R, A = boost_strategy(4)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((4, 4)))))   # R A = W
+    True
+    >>> R, A = boost_strategy(4096)               # large n: R as a linear operator
+    >>> x = np.arange(4096.0)
+    >>> bool(np.allclose(R @ (A @ x), np.cumsum(x)))
+    True
+    """
     m = _log2_exact(n)
-    _check_dense(n)
     ell = float(m + 1)
     H = tree_matrix(n)
     Psi, norms, eig = _haar_basis(n)
+    if n > _DENSE_LIMIT:
+        d = 1.0 / (norms * eig)
+        Ht, PsiT = H.T.tocsr(), Psi.T.tocsr()
+
+        def inner(y):  # ℓ (HᵀH)⁻¹ Hᵀ y
+            return ell * (Psi @ (d * (PsiT @ (Ht @ y))))
+
+        inner.m = H.shape[0]
+        return _prefix_operator(n, inner), (H / ell).tocsr()
     inv = (Psi @ sp.diags(1.0 / (norms * eig)) @ Psi.T)  # (HᵀH)⁻¹ in the Haar eigenbasis
     R = ell * (_prefix_matrix(n) @ inv @ H.T)
     return sp.csr_matrix(R), (H / ell).tocsr()
 
 
 def privelet_strategy(n: int):
-    """``(R, A) = (ρ W Ψ D⁻¹, Ψᵀ/ρ)`` with the Haar basis Ψ and D = diag(||ψ||²)."""
+    """``(R, A) = (ρ W Ψ D⁻¹, Ψᵀ/ρ)`` with the Haar basis Ψ and D = diag(||ψ||²).
+
+    R is dense; above n = 1024 it is a ``scipy.sparse.linalg.LinearOperator`` (O(n log n) per vector).
+
+    Example
+    -------
+    >>> R, A = privelet_strategy(4)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((4, 4)))))   # R A = W
+    True
+    >>> R, A = privelet_strategy(4096)            # large n: R as a linear operator
+    >>> x = np.arange(4096.0)
+    >>> bool(np.allclose(R @ (A @ x), np.cumsum(x)))
+    True
+    """
     m = _log2_exact(n)
-    _check_dense(n)
     rho = float(m + 1)
     Psi, norms, _ = _haar_basis(n)
+    if n > _DENSE_LIMIT:
+        Psi_csr = Psi.tocsr()
+
+        def inner(y):  # ρ Ψ D⁻¹ y
+            return rho * (Psi_csr @ (y / norms))
+
+        inner.m = n
+        return _prefix_operator(n, inner), (Psi.T / rho).tocsr()
     R = rho * (_prefix_matrix(n) @ Psi @ sp.diags(1.0 / norms))
     return sp.csr_matrix(R), (Psi.T / rho).tocsr()
 
@@ -376,7 +456,13 @@ def _tree_levels(a: np.ndarray) -> list[np.ndarray]:
 
 
 def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
-    """Noisy tree (Lap(ℓ/ε) per node), Hay et al.'s two-pass least squares, prefix sums of the leaves."""
+    """Noisy tree (Lap(ℓ/ε) per node), Hay et al.'s two-pass least squares, prefix sums of the leaves.
+
+    Example
+    -------
+    >>> boost_release([1, 0, 2, 1], 1.0, rng=0).shape   # n must be a power of two
+    (4,)
+    """
     a = check_counts(counts, "counts")
     eps = check_epsilon(epsilon)
     _check_noise(noise)
@@ -402,7 +488,13 @@ def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
 
 
 def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
-    """Haar coefficients + Lap(ρ/(ε W(c))), inverse transform, prefix sums."""
+    """Haar coefficients + Lap(ρ/(ε W(c))), inverse transform, prefix sums.
+
+    Example
+    -------
+    >>> privelet_release([1, 0, 2, 1], 1.0, rng=0).shape   # n must be a power of two
+    (4,)
+    """
     a = check_counts(counts, "counts")
     eps = check_epsilon(epsilon)
     _check_noise(noise)
@@ -556,26 +648,74 @@ def _honaker_nodes(n, k, L):
     return [n // k**j for j in range(L)]
 
 
+def _honaker_tree(n, k, lam, counts) -> sp.csr_matrix:
+    """A: one row per complete aligned block of level j (size k^j), entries λ_j on the block."""
+    rows = []
+    for j in range(lam.size):
+        size, nb = k**j, counts[j]
+        rows.append(sp.csr_matrix((np.full(nb * size, lam[j]), np.arange(nb * size), np.arange(0, nb * size + 1, size)),
+                                  shape=(nb, n)))
+    return sp.vstack(rows).tocsr()
+
+
+def _honaker_operator(n, k, lam, counts):
+    """R as a LinearOperator: y (node measurements, level by level, scaled by λ_j) ↦ BLUE of s_1..s_n.
+
+    The same recursion as :func:`honaker_release` with ε = 1 (R does not depend on ε)."""
+    from scipy.sparse.linalg import LinearOperator
+
+    offs = np.concatenate([[0], np.cumsum(counts)])
+    v = honaker_level_variances(lam, k, 1.0)
+    sig2 = 2.0 / lam**2
+    t = np.arange(1, n + 1, dtype=np.int64)
+
+    def mv(y):
+        y = np.asarray(y, dtype=float).reshape(-1)
+        out = np.zeros(n)
+        z_prev = None
+        for j in range(lam.size):
+            x = y[offs[j]:offs[j + 1]] / lam[j]
+            if j == 0:
+                z = x
+            else:
+                kids = z_prev[: counts[j] * k].reshape(counts[j], k).sum(axis=1)
+                z = v[j] * (x / sig2[j] + kids / (k * v[j - 1]))
+            P = np.concatenate([[0.0], np.cumsum(z)])
+            q = t // k**j
+            out += P[q] - P[(q // k) * k]
+            z_prev = z
+        return out
+
+    return LinearOperator((n, int(offs[-1])), matvec=mv, dtype=float)
+
+
 def honaker_strategy(n: int, *, branching: int = 2, weights="uniform"):
     """``(R, A)``: A = the level-weighted tree (rows: blocks of level 0, 1, ...), R = the online BLUE.
 
-    R has up to O(n²) non-zeros (release t reads every node inside [1, t]); n <= 1024.
+    R has up to O(n²) non-zeros (release t reads every node inside [1, t]): for n <= 1024 it is a
+    CSR matrix, above that a ``scipy.sparse.linalg.LinearOperator`` running the bottom-up BLUE
+    of :func:`honaker_release` on the node vector, O(n) per vector (A stays sparse).
+
+    Example
+    -------
+    >>> R, A = honaker_strategy(5)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5)))))   # R A = W
+    True
+    >>> R, A = honaker_strategy(3000, branching=3)   # large n: R as a linear operator
+    >>> x = np.arange(3000.0)
+    >>> bool(np.allclose(R @ (A @ x), np.cumsum(x)))
+    True
     """
     n = check_positive_int(n, "n")
-    _check_dense(n)
     k = check_branching(branching)
     lam = honaker_level_weights(n, k, weights)
     L = lam.size
     counts = _honaker_nodes(n, k, L)
+    if n > _DENSE_LIMIT:
+        return _honaker_operator(n, k, lam, counts), _honaker_tree(n, k, lam, counts)
     offs = np.concatenate([[0], np.cumsum(counts)])
     nn = int(offs[-1])
-    rows = []
-    for j in range(L):
-        size = k**j
-        nb = counts[j]
-        rows.append(sp.csr_matrix((np.full(nb * size, lam[j]), np.arange(nb * size), np.arange(0, nb * size + 1, size)),
-                                  shape=(nb, n)))
-    A = sp.vstack(rows).tocsr()
+    A = _honaker_tree(n, k, lam, counts)
     sig2 = 2.0 / lam**2  # ε = 1 scale; R does not depend on ε
     v = honaker_level_variances(lam, k, 1.0)
     # Z_j: y -> BLUE of the level-j block totals
@@ -601,7 +741,13 @@ def honaker_strategy(n: int, *, branching: int = 2, weights="uniform"):
 
 def honaker_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int = 2,
                     weights="uniform") -> np.ndarray:
-    """Batch form: noisy tree, bottom-up BLUE of every block, s_t = Σ of t's complete blocks."""
+    """Batch form: noisy tree, bottom-up BLUE of every block, s_t = Σ of t's complete blocks.
+
+    Example
+    -------
+    >>> honaker_release([1, 0, 2, 1, 3], 1.0, rng=0).shape
+    (5,)
+    """
     a = check_counts(counts, "counts")
     eps = check_epsilon(epsilon)
     _check_noise(noise)
@@ -642,6 +788,12 @@ class HonakerStream:
     Per level j it keeps the true count of the open block and the sum of the
     BLUEs of the complete level-j blocks inside the open level-(j+1) block;
     s_t is the sum of those. O(log_k n) per push.
+
+    Example
+    -------
+    >>> s = HonakerStream(3, 1.0, rng=0)
+    >>> len([s.push(c) for c in (1, 0, 2)]), s.remaining
+    (3, 0)
     """
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int = 2,

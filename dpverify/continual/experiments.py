@@ -59,6 +59,12 @@ class NaiveCrossover:
     ``first``: first release where naive is worse; ``last``: last release where naive is
     better; ``majority``: centre of the first window (``window`` releases) in which naive is
     better in fewer than half the releases; ``mean_equal``: t with 2t/ε² = FDA's mean MSE.
+
+    Example
+    -------
+    >>> r = naive_vs_fda(n=63, window=10)
+    >>> isinstance(r, NaiveCrossover), r.n
+    (True, 63)
     """
 
     n: int
@@ -101,7 +107,14 @@ def naive_vs_fda(n: int = 4095, epsilon: float = 1.0, window: int = 100) -> Naiv
 
 @dataclass(frozen=True)
 class RatioSummary:
-    """§5.2: r_t = MSE_BM(t) / MSE_FDA(t) and how even each method's errors are."""
+    """§5.2: r_t = MSE_BM(t) / MSE_FDA(t) and how even each method's errors are.
+
+    Example
+    -------
+    >>> r = bm_vs_fda(n=63)
+    >>> isinstance(r, RatioSummary), r.n, r.levels
+    (True, 63, 6)
+    """
 
     n: int
     levels: int
@@ -146,7 +159,14 @@ def bm_vs_fda(n: int = 4095, epsilon: float = 1.0, levels: int | None = None) ->
 
 @dataclass(frozen=True)
 class StaticComparison:
-    """§5.3: mean per-release MSE of Boost, Privelet (n = 2^m leaves) and FDA (n = 2^m − 1)."""
+    """§5.3: mean per-release MSE of Boost, Privelet (n = 2^m leaves) and FDA (n = 2^m − 1).
+
+    Example
+    -------
+    >>> r = static_vs_fda(m_max=3)
+    >>> isinstance(r, StaticComparison), r.m.tolist()
+    (True, [1, 2, 3])
+    """
 
     m: np.ndarray
     boost: np.ndarray
@@ -176,6 +196,8 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
     """
     m_max = check_positive_int(m_max, "m_max")
     eps = check_epsilon(epsilon)
+    if not isinstance(per_release, (bool, np.bool_)):
+        raise TypeError(f"per_release must be True or False, got {per_release!r}")
     ms = np.arange(1, m_max + 1)
     bo, pr, fd = [], [], []
     for m in ms:
@@ -219,8 +241,18 @@ def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
 
 
 def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
-    """The branching k (with optimised level shares) of the smallest total Honaker MSE, and that total/(2/ε²)."""
+    """The branching k (with optimised level shares) of the smallest total Honaker MSE, and that total/(2/ε²).
+
+    Example
+    -------
+    >>> from dpverify.continual.baselines import honaker_expected_mse
+    >>> k, total = best_honaker(15, ks=range(2, 5))
+    >>> k in (2, 3, 4), bool(np.isclose(total, honaker_expected_mse(15, 1.0, branching=k, weights="optimized").sum() / 2))
+    (True, True)
+    """
     n = check_positive_int(n, "n")
+    if isinstance(ks, (str, bytes)):
+        raise TypeError(f"ks must be an iterable of branching factors, got {ks!r}")
     best = None
     for k in ks:
         k = check_branching(k)
@@ -228,12 +260,21 @@ def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
         tot = float(honaker_level_variances(lam, k, 1.0) @ _digit_sums(n, k, lam.size)) / 2.0
         if best is None or tot < best[1]:
             best = (k, tot)
+    if best is None:
+        raise ValueError("ks must contain at least one branching factor >= 2, got none")
     return best
 
 
 @dataclass(frozen=True)
 class TableRow:
-    """One method in the comparison: exact total, mean and largest per-release MSE (ε as given)."""
+    """One method in the comparison: exact total, mean and largest per-release MSE (ε as given).
+
+    Example
+    -------
+    >>> rows = comparison_table(7)
+    >>> isinstance(rows[0], TableRow), rows[0].total > 0
+    (True, True)
+    """
 
     label: str
     method: str

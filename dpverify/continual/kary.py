@@ -43,7 +43,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_nonneg_int, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = [
@@ -429,7 +429,13 @@ def kary_path_sums(x, k: int) -> np.ndarray:
     >>> kary_path_sums(np.ones(5), 3).tolist()
     [1.0, 2.0, 1.0, 2.0, 3.0]
     """
+    if isinstance(x, (str, bytes)) or np.asarray(x).dtype.kind not in "iuf":
+        raise TypeError(f"x must be a numeric 1-d array, got {x!r}")
     x = np.asarray(x)
+    if x.dtype.kind == "f":
+        x = check_finite_array(x, "x", ndim=1)
+    elif x.ndim != 1:
+        raise ValueError(f"x must be 1-dimensional, got shape {x.shape}")
     n = x.size
     k = check_branching(k)
     y = np.zeros(n + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
@@ -518,7 +524,15 @@ def kary_strategy(n: int, *, branching: int | None = None, objective: str = "tot
 
 
 def kary_node_sums(a: np.ndarray, k: int) -> np.ndarray:
-    """``M a``: node t = s_t - s_{t - k^{v_k(t)}} from the prefix sums, exact integers."""
+    """``M a``: node t = s_t - s_{t - k^{v_k(t)}} from the prefix sums, exact integers.
+
+    Example
+    -------
+    >>> kary_node_sums(np.array([1, 2, 3, 4]), 3).tolist()   # node 3 covers counts 1..3
+    [1, 2, 6, 4]
+    """
+    a = check_counts(a, "a")
+    k = check_branching(k, "k")
     s = np.zeros(a.size + 1, dtype=np.int64)
     np.cumsum(a, out=s[1:])
     t = np.arange(1, a.size + 1, dtype=np.int64)
@@ -571,6 +585,12 @@ class KaryStream:
     k^j (the base ``ŝ_{t - k^v}`` of eq. 5.6).  Noise is drawn from ``rng`` in
     chunks of 4096 nodes in node order, as the batch release draws it, so the
     same seed gives the same releases.
+
+    Example
+    -------
+    >>> s = KaryStream(4, 1.0, rng=0, branching=3)
+    >>> len([s.push(c) for c in (1, 0, 2, 1)]), s.remaining
+    (4, 0)
     """
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 
@@ -49,24 +50,35 @@ def cmd_audit(args: argparse.Namespace) -> int:
     import numpy as np
     from rich.console import Console
 
-    from dpverify.audit import epsilon_lower_bound
+    from dpverify._validation import check_epsilon
+    from dpverify.audit import MechanismError, epsilon_lower_bound
     from dpverify.pca.evaluate import make_mechanism
+    from dpverify.pca.ppca import check_k
     from dpverify.pca.thm3 import (adult_pair, column_spread, degenerate_pair, flip_pair, gaussian_pair,
                                    output_coordinate)
 
+    # validate here: the mechanism only sees its parameters inside the auditor's sampling loop,
+    # where a ValueError would surface as a MechanismError traceback instead of a usage error
+    check_epsilon(args.epsilon)
     if args.pair == "adult":
         from dpverify.datasets import ADULT_BOUNDS, ADULT_FEATURES
 
         D, Dp = adult_pair()
-        mech = make_mechanism(args.method, args.k or 9, args.epsilon, ADULT_BOUNDS)
+        k = check_k(9 if args.k is None else args.k, D.shape[1])
+        mech = make_mechanism(args.method, k, args.epsilon, ADULT_BOUNDS)
         observed = column_spread(mech, ADULT_FEATURES.index("capital-gain"))
     else:
         pairs = {"gaussian": gaussian_pair, "degenerate": degenerate_pair, "flip": lambda: flip_pair(3)}
         D, Dp = pairs[args.pair]()
-        mech = make_mechanism(args.method, args.k or 1, args.epsilon, (np.zeros(2), np.ones(2)))
+        k = check_k(1 if args.k is None else args.k, D.shape[1])
+        mech = make_mechanism(args.method, k, args.epsilon, (np.zeros(2), np.ones(2)))
         observed = output_coordinate(mech, 0, args.column)
     t = time.perf_counter()
-    r = epsilon_lower_bound(observed, D, Dp, samples=args.samples, confidence=args.confidence, rng=args.seed)
+    try:
+        r = epsilon_lower_bound(observed, D, Dp, samples=args.samples, confidence=args.confidence, rng=args.seed)
+    except MechanismError as exc:
+        print(f"dpverify pca-audit: error: {exc}", file=sys.stderr)
+        return 2
     secs = time.perf_counter() - t
     out = {"method": args.method, "pair": args.pair, "k": mech.k, "statistic": observed.__name__,
            "epsilon_claimed": args.epsilon,

@@ -61,12 +61,23 @@ class CorrectedPPCADP:
     epsilon : total budget.
     bounds : public (lower, upper) per feature; e.g. ``dpverify.datasets.ADULT_BOUNDS``.
     split : fractions of ε for (μ, Σ, K); default :data:`DEFAULT_SPLIT`.
+
+    Example
+    -------
+    >>> X = np.random.default_rng(0).uniform(size=(40, 3))
+    >>> CorrectedPPCADP(k=2, epsilon=1.0, bounds=(np.zeros(3), np.ones(3))).fit_publish(X, rng=0).shape
+    (40, 3)
     """
 
     k: int
     epsilon: float
     bounds: tuple
     split: tuple = DEFAULT_SPLIT
+
+    def __post_init__(self):  # k <= p and the bounds' length are checked when the data are known
+        check_positive_int(self.k, "k")
+        check_epsilon(self.epsilon)
+        _check_split(self.split)
 
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X′ (n × p, units of X)."""

@@ -32,7 +32,14 @@ METHODS = ("ppca", "ppca-dp", "pca-ppdp", "ppca-dp-corrected")
 
 
 def load_split(dataset: str):
-    """``(X_train, y_train, X_test, y_test, bounds)`` for "adult" or "magic" (see module docstring)."""
+    """``(X_train, y_train, X_test, y_test, bounds)`` for "adult" or "magic" (see module docstring).
+
+    Example
+    -------
+    >>> Xtr, ytr, Xte, yte, bounds = load_split('magic')
+    >>> Xtr.shape[1], Xte.shape[1], len(bounds[0])
+    (10, 10, 10)
+    """
     from dpverify import datasets
 
     if dataset == "adult":
@@ -49,7 +56,13 @@ def load_split(dataset: str):
 
 
 def make_mechanism(method: str, k: int, epsilon: float | None, bounds=None):
-    """The mechanism object for a method name (``epsilon`` is ignored by "ppca")."""
+    """The mechanism object for a method name (``epsilon`` is ignored by "ppca").
+
+    Example
+    -------
+    >>> make_mechanism('ppca-dp', 2, 1.0)
+    PPCADP(k=2, epsilon=1.0, sensitivity=None)
+    """
     from dpverify.pca import PPCA, PPCADP, CorrectedPPCADP, PCABasedPPDP
 
     if method == "ppca":
@@ -89,6 +102,13 @@ def svm_accuracy(published, y_train, X_test, y_test, *, reference=None) -> float
 
     ``reference`` (default: ``published``) fixes the min–max scaling applied to both;
     the evaluation passes the original training data (the scaling is not part of the release).
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> svm_accuracy(X[:100], y[:100], X[100:], y[100:]) > 0.9
+    True
     """
     from sklearn.svm import LinearSVC
 
@@ -120,7 +140,14 @@ def explained_variance(X) -> np.ndarray:
 
 @dataclass(frozen=True)
 class EvalRow:
-    """One grid cell: mean and standard deviation over ``runs`` publications."""
+    """One grid cell: mean and standard deviation over ``runs`` publications.
+
+    Example
+    -------
+    >>> rows = evaluate('magic', methods=('ppca',), ks=[2], runs=1, svm=False, max_rows=300, rng=0)
+    >>> isinstance(rows[0], EvalRow), rows[0].method, rows[0].k
+    (True, 'ppca', 2)
+    """
 
     dataset: str
     method: str

@@ -57,6 +57,10 @@ class PCABasedPPDP:
     epsilon: float
     bounds: tuple | None = None
 
+    def __post_init__(self):  # k <= p and the bounds' length are checked when the data are known
+        check_positive_int(self.k, "k")
+        check_epsilon(self.epsilon)
+
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X̂ (n × p, units of X)."""
         return self.publish_many(X, 1, rng)[0]

@@ -31,7 +31,13 @@ __all__ = ["PPCA", "PPCAFit", "check_data", "check_k", "fit_ppca", "minmax_norma
 
 
 def check_data(X, name: str = "X", *, min_rows: int = 2) -> np.ndarray:
-    """A finite numeric 2-d data matrix (rows = records) with at least ``min_rows`` rows; a copy."""
+    """A finite numeric 2-d data matrix (rows = records) with at least ``min_rows`` rows; a copy.
+
+    Example
+    -------
+    >>> check_data([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    """
     try:
         raw = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
     except ValueError as exc:
@@ -48,7 +54,13 @@ def check_data(X, name: str = "X", *, min_rows: int = 2) -> np.ndarray:
 
 
 def check_k(k, p: int) -> int:
-    """Number of principal components: an integer in 1..p."""
+    """Number of principal components: an integer in 1..p.
+
+    Example
+    -------
+    >>> check_k(2, 5)
+    2
+    """
     k = check_positive_int(k, "k")
     if k > p:
         raise ValueError(f"k must be in 1..p = 1..{p}, got {k}")
@@ -59,6 +71,12 @@ def minmax_normalise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """Alg. 1/2 step 2: map every column to [0, 1] with its own min and max (data-dependent!).
 
     Returns ``(Xn, lo, span)`` with ``X = lo + span * Xn``; a constant column gets span 1.
+
+    Example
+    -------
+    >>> Xn, lo, span = minmax_normalise(np.array([[1.0, 10.0], [3.0, 20.0]]))
+    >>> Xn.tolist(), lo.tolist(), span.tolist()
+    ([[0.0, 0.0], [1.0, 1.0]], [1.0, 10.0], [2.0, 10.0])
     """
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
@@ -74,6 +92,12 @@ class PPCAFit:
     decreasing order, ``U`` the matching orthonormal eigenvectors (columns).  The arrays
     may carry leading batch axes (one model per replicate, as the DP variants produce):
     mean (..., p), eigvals (..., p), U (..., p, p).
+
+    Example
+    -------
+    >>> fit = fit_ppca(np.random.default_rng(0).uniform(size=(50, 3)), 2)
+    >>> fit.W.shape, bool(np.isclose(fit.sigma2, fit.eigvals[2]))   # σ² = mean of the discarded eigenvalues
+    ((3, 2), True)
     """
 
     mean: np.ndarray      # μ, shape (..., p)
@@ -127,6 +151,14 @@ def sample_from_scores(fit: PPCAFit, K: np.ndarray, rng) -> np.ndarray:
 
     ``K`` holds score rows (..., n, k) — exact ones for PPCA, noisy ones for PPCA-DP; leading
     replicate axes give independent publications (and may match a batched ``fit``).
+
+    Example
+    -------
+    >>> Xn = np.random.default_rng(0).uniform(size=(20, 3))
+    >>> fit = fit_ppca(Xn, 3)   # k = p: σ² = 0, the draw returns the data exactly
+    >>> K = (Xn - fit.mean) @ fit.U_k
+    >>> bool(np.allclose(sample_from_scores(fit, K, 0), Xn))
+    True
     """
     g = as_generator(rng)
     lam_k = fit.eigvals[..., : fit.k]
@@ -159,6 +191,9 @@ class PPCA:
     """
 
     k: int
+
+    def __post_init__(self):  # k <= p is checked when the data (and p) are known
+        check_positive_int(self.k, "k")
 
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X′ (n × p, units of X) for the records in X."""

@@ -71,6 +71,12 @@ class PPCADP:
     epsilon: float
     sensitivity: float | None = None
 
+    def __post_init__(self):  # k <= p is checked when the data (and p) are known
+        check_positive_int(self.k, "k")
+        check_epsilon(self.epsilon)
+        if self.sensitivity is not None:
+            check_real(self.sensitivity, "sensitivity", positive=True)
+
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X′ (n × p, units of X)."""
         return self.publish_many(X, 1, rng)[0]

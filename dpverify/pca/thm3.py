@@ -119,6 +119,12 @@ def feature2_law(X) -> tuple[float, float]:
     Valid when the min–max-normalised covariance is diagonal with λ₁ > λ₂ (checked):
     then U₁ = ±e₁, W ∝ e₁, and feature 2 of x′ = W s + μ + ξ is μ₂ + ξ₂ ~ N(μ₂, σ²),
     σ² = λ₂, which in original units is N(x̄₂, s₂²) with s₂² the ML variance of column 2.
+
+    Example
+    -------
+    >>> D, _ = gaussian_pair()
+    >>> [round(v, 6) for v in feature2_law(D)]
+    [0.5, 2e-05]
     """
     X = check_data(X)
     if X.shape[1] != 2:
@@ -197,7 +203,15 @@ def adult_pair(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def column_spread(mechanism, col: int, batch: int = 32):
     """An auditor-ready ``mechanism(data, rng, n)``: n independent values of the standard deviation
-    of published column ``col`` (one full publication each, drawn ``batch`` at a time)."""
+    of published column ``col`` (one full publication each, drawn ``batch`` at a time).
+
+    Example
+    -------
+    >>> from dpverify.pca import PPCADP
+    >>> stat = column_spread(PPCADP(1, 1.0), col=0)
+    >>> stat.__name__.startswith('PPCADP')
+    True
+    """
     def run(data, rng, n):
         out = np.empty(n)
         for i in range(0, n, batch):
@@ -213,6 +227,14 @@ def output_coordinate(mechanism, row: int = 0, col: int = 1):
     """An auditor-ready ``mechanism(data, rng, n)`` returning n independent values of X′[row, col].
 
     ``mechanism`` is any of the room's mechanism objects (uses its ``publish_many``).
+
+    Example
+    -------
+    >>> from dpverify.pca import PPCADP
+    >>> D, _ = gaussian_pair()
+    >>> f = output_coordinate(PPCADP(1, 1.0), 0, 1)
+    >>> f(D, np.random.default_rng(0), 3).shape
+    (3,)
     """
     def run(data, rng, n):
         return np.asarray(mechanism.publish_many(data, n, rng))[:, row, col]
@@ -226,6 +248,12 @@ def score_change_l1(D, Dp, k: int) -> float:
 
     Eigenvectors are defined up to sign; the minimum over the 2^k sign choices is the
     change most favourable to the paper's argument.
+
+    Example
+    -------
+    >>> D, Dp = flip_pair()
+    >>> score_change_l1(D, Dp, 1) > 1.0   # far above what the paper's Δ₁ allows
+    True
     """
     D, Dp = check_data(D, "D"), check_data(Dp, "Dp")
     if D.shape != Dp.shape:

@@ -68,14 +68,28 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
     return v.astype(np.int64) + discrete_laplace(b, shape, as_generator(rng))
 
 
+def _grid_sensitivity(sensitivity: float, grid: float, entries: int) -> int:
+    """max ‖rint(a/g) − rint(a'/g)‖₁ over ‖a − a'‖₁ ≤ Δ with ``entries`` coordinates: ⌊Δ/g⌋ + m.
+
+    Each coordinate satisfies |rint(x) − rint(y)| ≤ ⌈|x − y|⌉ < |x − y| + 1, so the integer
+    total is < Δ/g + m, i.e. ≤ ⌈Δ/g⌉ + m − 1 ≤ ⌊Δ/g⌋ + m.
+    """
+    return math.floor(sensitivity / grid) + entries
+
+
 def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=None, *, grid: float = 2.0**-10):
     """ε-DP Laplace-type release without floating-point leaks: outputs on the grid g·ℤ.
 
-    k = rint(f(D)/g) (exact: g is a power of two), K = ⌊Δf/g⌋ + 1 bounds |k − k'| on
-    neighbours, and the release is (k + N)·g with N two-sided geometric of scale K/ε, an
+    k = rint(f(D)/g) (exact: g is a power of two), K = ⌊Δf/g⌋ + m bounds ‖k − k'‖₁ on
+    neighbours for an m-entry query of ℓ1 sensitivity Δf (each entry's rounding can add less
+    than one grid step: Σ|rint(a_i) − rint(a'_i)| < Δf/g + m), and the release is (k + N)·g
+    with N two-sided geometric of scale K/ε per entry, an
     integer: every step is exact in double precision, so the set of reachable outputs does
     not depend on D (the textbook float mechanism's flaw, Mironov 2012; see
-    :mod:`dpverify.audit.floating_point`).  Noise scale in value units: (Δf + g)/ε at most.
+    :mod:`dpverify.audit.floating_point`).  Noise scale in value units: (Δf + m·g)/ε at most,
+    so choose g ≪ Δf/m for long vectors.  (K = ⌊Δf/g⌋ + 1, right for a scalar, is not enough for
+    m ≥ 3: three entries changed by (102.25, 102.25, 819.5)·g, ℓ1 = Δf = 1 at g = 2⁻¹⁰, round
+    to a change of 1026 > 1025 grid steps; ``tests/primitives/test_prim_safe_vector.py``.)
 
     Example
     -------
@@ -90,7 +104,7 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     if math.frexp(g)[0] != 0.5:
         raise ValueError(f"grid must be a power of two, got {grid!r}")
     k = np.rint(v / g)  # proof: safe-round
-    K = math.floor(d / g) + 1  # integer sensitivity of k
+    K = _grid_sensitivity(d, g, max(v.size, 1))  # proof: safe-sensitivity
     shape = v.shape if size is None else size
     m = k + discrete_laplace(K / eps, shape, as_generator(rng))  # proof: safe-noise
     if np.abs(m).max(initial=0) >= 2.0**53:

@@ -33,6 +33,12 @@ def laplace_log_ratio_sup():
     Returns (sup, per-region expressions).  The log-ratio is (|x − μ − s| − |x − μ|)/b;
     on x ≤ μ it is s/b, on μ ≤ x ≤ μ + s it is (2μ + s − 2x)/b (decreasing from s/b to
     −s/b), on x ≥ μ + s it is −s/b; so the supremum is s/b.
+
+    Example
+    -------
+    >>> sup, _ = laplace_log_ratio_sup()
+    >>> sup
+    s/b
     """
     x, mu = sp.symbols("x mu", real=True)
     s, b = sp.symbols("s b", positive=True)

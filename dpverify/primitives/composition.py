@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_finite_array, check_probability_vector
+from dpverify._validation import check_real, check_epsilon, check_finite_array, check_probability_vector
 
 __all__ = ["BudgetExceeded", "Accountant", "parallel_epsilon", "product_law", "sequential_epsilon"]
 
@@ -32,7 +32,7 @@ def sequential_epsilon(epsilons) -> float:
     e = check_finite_array(epsilons, "epsilons", ndim=1)
     if e.size < 1 or (e <= 0).any():
         raise ValueError(f"epsilons must be a non-empty list of values > 0, got {e.tolist()}")
-    return float(e.sum())
+    return float(e.sum())  # proof: seq-sum
 
 
 def parallel_epsilon(epsilons) -> float:
@@ -46,7 +46,7 @@ def parallel_epsilon(epsilons) -> float:
     e = check_finite_array(epsilons, "epsilons", ndim=1)
     if e.size < 1 or (e <= 0).any():
         raise ValueError(f"epsilons must be a non-empty list of values > 0, got {e.tolist()}")
-    return float(e.max())
+    return float(e.max())  # proof: par-max
 
 
 def product_law(*laws) -> np.ndarray:
@@ -61,7 +61,7 @@ def product_law(*laws) -> np.ndarray:
         raise ValueError("product_law needs at least one law")
     out = np.ones(1)
     for i, p in enumerate(laws):
-        out = np.multiply.outer(out, check_probability_vector(p, f"laws[{i}]")).ravel()
+        out = np.multiply.outer(out, check_probability_vector(p, f"laws[{i}]")).ravel()  # proof: product-law
     return out
 
 
@@ -82,7 +82,7 @@ class Accountant:
 
     def __init__(self, budget: float, *, tolerance: float = 1e-12):
         self.budget = check_epsilon(budget, "budget")
-        self._tol = tolerance
+        self._tol = check_real(tolerance, "tolerance", nonneg=True)
         self._ledger: list[tuple[str, float]] = []
 
     @property
@@ -100,7 +100,7 @@ class Accountant:
     def spend(self, epsilon: float, label: str = "") -> None:
         """Record a spend of ε, or raise :class:`BudgetExceeded` and record nothing."""
         e = check_epsilon(epsilon)
-        if self.spent + e > self.budget * (1 + self._tol):
+        if self.spent + e > self.budget * (1 + self._tol):  # proof: accountant-refuse
             raise BudgetExceeded(
                 f"spending {e} on {label!r} would exceed the budget {self.budget} (spent {round(self.spent, 12)})"
             )
