@@ -50,7 +50,13 @@ def hockey_stick(p, q, epsilon: float) -> float:
 
 
 def privacy_curve(p, q, epsilons) -> np.ndarray:
-    """δ(ε) on an array of ε values (vectorised :func:`hockey_stick`)."""
+    """δ(ε) on an array of ε values (vectorised :func:`hockey_stick`).
+
+    Example
+    -------
+    >>> privacy_curve([0.75, 0.25], [0.25, 0.75], [0.0, math.log(3)]).round(12).tolist()
+    [0.5, 0.0]
+    """
     p, q = _pair(p, q)
     eps = check_finite_array(epsilons, "epsilons")
     with np.errstate(over="ignore"):  # e^ε = inf for ε > 709: then only outputs with q_o = 0 count

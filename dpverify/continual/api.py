@@ -45,7 +45,11 @@ def expected_mse(n: int, epsilon: float, method: str = "fda", **options) -> np.n
 
 
 def strategy(n: int, method: str = "fda", **options):
-    """``(R, A)`` sparse with R @ A = W and max column l1 norm of A <= 1.
+    """``(R, A)`` with R @ A = W and max column l1 norm of A <= 1.
+
+    A is scipy.sparse. R is scipy.sparse, except for the static methods whose
+    recombination is dense (boost, privelet, honaker above n = 1024): there R is
+    a ``scipy.sparse.linalg.LinearOperator`` applied in O(n log n).
 
     Example
     -------

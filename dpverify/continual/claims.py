@@ -581,7 +581,13 @@ def _privacy(thorough: bool = False) -> Outcome:
 
 
 def reference_facts(text: str) -> dict:
-    """What seed 000 says about the algorithms and matrices its proofs cite (counts and excerpts)."""
+    """What seed 000 says about the algorithms and matrices its proofs cite (counts and excerpts).
+
+    Example
+    -------
+    >>> reference_facts("根据算法5.4,有 ... 当矩阵L为行满秩矩阵时")["citations_of_alg_5.4"]
+    1
+    """
     import re
 
     def lines(pat):
@@ -602,7 +608,13 @@ def reference_facts(text: str) -> dict:
 
 
 def packaged_reference_facts() -> dict:
-    """The facts of :func:`reference_facts` recorded with the package (used when the seed is absent)."""
+    """The facts of :func:`reference_facts` recorded with the package (used when the seed is absent).
+
+    Example
+    -------
+    >>> packaged_reference_facts()["definitions_of_alg_5.4"]
+    0
+    """
     import json
     from pathlib import Path
 

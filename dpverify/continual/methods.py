@@ -26,6 +26,8 @@ __all__ = ["ContinualMethod", "register_method", "get_method", "method_names"]
 
 @dataclass(frozen=True)
 class ContinualMethod:
+    """A continual-release method: what it can compute (see the module docstring)."""
+
     name: str
     description: str
     expected_mse: Callable[..., Any]
@@ -41,6 +43,14 @@ _METHODS: dict[str, ContinualMethod] = {}
 
 
 def register_method(m: ContinualMethod) -> ContinualMethod:
+    """Add a method to the registry (a name may be registered once).
+
+    Example
+    -------
+    >>> import dpverify.continual  # registers the library's methods
+    >>> register_method(get_method("fda")).name   # re-registering the same object is a no-op
+    'fda'
+    """
     if m.name in _METHODS and _METHODS[m.name] is not m:
         raise ValueError(f"continual method {m.name!r} registered twice")
     _METHODS[m.name] = m
@@ -48,6 +58,14 @@ def register_method(m: ContinualMethod) -> ContinualMethod:
 
 
 def get_method(name: str) -> ContinualMethod:
+    """The registered method called ``name`` (``ValueError`` listing the names otherwise).
+
+    Example
+    -------
+    >>> import dpverify.continual
+    >>> get_method("naive").online
+    True
+    """
     if not isinstance(name, str):
         raise TypeError(f"method must be a string, got {type(name).__name__}")
     try:
@@ -57,4 +75,12 @@ def get_method(name: str) -> ContinualMethod:
 
 
 def method_names(*, online: bool | None = None) -> list[str]:
+    """Names of the registered methods, optionally only the online (or only the offline) ones.
+
+    Example
+    -------
+    >>> import dpverify.continual
+    >>> {"naive", "fenwick", "fda"} <= set(method_names(online=True))
+    True
+    """
     return sorted(n for n, m in _METHODS.items() if online is None or m.online == online)

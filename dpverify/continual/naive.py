@@ -89,7 +89,14 @@ def _naive_release(a: np.ndarray, epsilon: float, rng: np.random.Generator, nois
 
 
 class NaiveStream(_Base):
-    """The naive method online: ``s_t = s_{t-1} + a_t + noise`` with noise of scale 1/ε."""
+    """The naive method online: ``s_t = s_{t-1} + a_t + noise`` with noise of scale 1/ε.
+
+    Example
+    -------
+    >>> s = NaiveStream(3, 1e9, rng=0, noise="discrete")
+    >>> [s.push(a) for a in (1, 2, 3)]
+    [1, 3, 6]
+    """
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace"):
         super().__init__(n, epsilon, rng, noise)

@@ -85,14 +85,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
            "epsilon_lower_bound": float(r.epsilon), "event": r.event.description, "direction": r.direction,
            "counts": [int(r.count_p), int(r.count_q)], "samples": args.samples, "confidence": args.confidence,
            "seed": args.seed, "seconds": secs,
-           "verdict": ("refuted" if r.epsilon > args.epsilon else "not refuted") if args.method != "ppca" else "-"}
+           # PPCA claims no ε: there is nothing to refute; otherwise the auditor's own verdict
+           "verdict": r.verdict(args.epsilon).value if args.method != "ppca" else "-"}
     if args.json:
         print(json.dumps(out, indent=2))
     else:
         con = Console()
         for key, v in out.items():
             con.print(f"[bold]{key}[/bold]: {v}")
-    return 0
+    return 1 if out["verdict"] == "refuted" else 0  # as `dpverify audit`: 1 = refuted, 0 = not refuted
 
 
 def register(subparsers) -> None:

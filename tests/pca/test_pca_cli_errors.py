@@ -31,6 +31,6 @@ def test_pca_audit_bad_arguments_exit_2(argv, word, capsys):
 
 
 def test_pca_audit_explicit_k_is_used(capsys):
-    assert main(["pca-audit", "--samples", "2000", "--k", "2", "--json"]) == 0
+    assert main(["pca-audit", "--samples", "2000", "--k", "2", "--json"]) in (0, 1)  # 1 = refuted
     out = json.loads(capsys.readouterr().out)
     assert out["k"] == 2
