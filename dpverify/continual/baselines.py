@@ -854,28 +854,28 @@ def _register():
     register_method(ContinualMethod(
         name="binary",
         description="binary mechanism of Chan–Shi–Song (2011): Lap(L/ε) p-sums, L = floor(log2 n) + 1 (option levels)",
-        expected_mse=lambda n, epsilon, **o: binary_expected_mse(n, epsilon, **o),
-        strategy=lambda n, **o: binary_strategy(n, **o),
-        release=lambda a, eps, rng, noise, **o: binary_release(a, eps, rng, noise, **o),
-        stream=lambda n, eps, rng, noise, **o: BinaryMechanismStream(n, eps, rng, noise, **o),
+        expected_mse=binary_expected_mse,
+        strategy=binary_strategy,
+        release=binary_release,
+        stream=BinaryMechanismStream,
         online=True,
         reference="Chan, Shi, Song, TISSEC 14(3) 2011, Alg. 2; seed 004 §5.2",
     ))
     register_method(ContinualMethod(
         name="boost",
         description="Hay et al. (2010): binary tree, Lap((m+1)/ε) per node, least-squares consistency (n = 2^m)",
-        expected_mse=lambda n, epsilon: boost_expected_mse(n, epsilon),
-        strategy=lambda n: boost_strategy(n),
-        release=lambda a, eps, rng, noise: boost_release(a, eps, rng, noise),
+        expected_mse=boost_expected_mse,
+        strategy=boost_strategy,
+        release=boost_release,
         leaves_power_of_two=True,
         reference="Hay, Rastogi, Miklau, Suciu, PVLDB 3(1) 2010; seed 004 §5.3",
     ))
     register_method(ContinualMethod(
         name="privelet",
         description="Xiao et al. (2011): Haar wavelet, Lap(ρ/(ε W(c))) per coefficient, ρ = 1 + log2 n (n = 2^m)",
-        expected_mse=lambda n, epsilon: privelet_expected_mse(n, epsilon),
-        strategy=lambda n: privelet_strategy(n),
-        release=lambda a, eps, rng, noise: privelet_release(a, eps, rng, noise),
+        expected_mse=privelet_expected_mse,
+        strategy=privelet_strategy,
+        release=privelet_release,
         leaves_power_of_two=True,
         reference="Xiao, Wang, Gehrke, TKDE 23(8) 2011; seed 004 §5.3",
     ))
@@ -883,10 +883,10 @@ def _register():
         name="honaker",
         description="Honaker (2015) online: BLUE of s_t from every measured node of the k-ary tree "
         "(options branching, weights='uniform'|'optimized'|array)",
-        expected_mse=lambda n, epsilon, **o: honaker_expected_mse(n, epsilon, **o),
-        strategy=lambda n, **o: honaker_strategy(n, **o),
-        release=lambda a, eps, rng, noise, **o: honaker_release(a, eps, rng, noise, **o),
-        stream=lambda n, eps, rng, noise, **o: HonakerStream(n, eps, rng, noise, **o),
+        expected_mse=honaker_expected_mse,
+        strategy=honaker_strategy,
+        release=honaker_release,
+        stream=HonakerStream,
         online=True,
         reference="Honaker, TPDP 2015 'Efficient use of differentially private binary trees'",
     ))

@@ -658,10 +658,10 @@ def _register():
         ContinualMethod(
             name="kary-fda",
             description="k-ary Fenwick tree with the optimal diagonal (options branching=k, objective='total'|'minimax')",
-            expected_mse=lambda n, epsilon, **o: kary_expected_mse(n, epsilon, **o),
-            strategy=lambda n, **o: kary_strategy(n, **o),
-            release=lambda a, eps, rng, noise, **o: kary_release(a, eps, rng, noise, **o),
-            stream=lambda n, eps, rng, noise, **o: KaryStream(n, eps, rng, noise, **o),
+            expected_mse=kary_expected_mse,
+            strategy=kary_strategy,
+            release=kary_release,
+            stream=KaryStream,
             online=True,
             reference="beyond seed 004: k-ary analogue of Thm 5.4 (proofs/continual/kary_recursion.md)",
         )
