@@ -38,7 +38,7 @@ class Paper:
     known: bool = True
 
 
-# The table at the top of /work/shared/SPEC.md (seed file | paper | room); the test
+# The table at the top of shared/SPEC.md beside the source tree (seed file | paper | room); the test
 # tests/report/test_report_papers.py re-reads that table when it exists and
 # fails if this copy drifted from it.
 PAPERS: dict[str, Paper] = {

@@ -9,7 +9,7 @@ import pytest
 from dpverify.report.papers import PAPERS, paper_for_seed, papers_from_spec
 from dpverify.report.provenance import collect_provenance, find_seeds, git_revision
 
-SPEC = Path("/work/shared/SPEC.md")
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "SPEC.md"  # shared/ beside the source tree
 
 
 def test_table_matches_spec():
