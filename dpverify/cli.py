@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-_VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan"}
+_VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
 
 
 def _console() -> Console:

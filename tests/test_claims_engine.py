@@ -33,7 +33,7 @@ def demo_claims():
     def boom(thorough=False):
         raise RuntimeError("kaput")
 
-    reg("zzdemo.crash", boom, expected="inconclusive")
+    reg("zzdemo.crash", boom, expected="inconclusive")  # a crash must not pass even here
 
     def slow(thorough=False):
         time.sleep(30)
@@ -47,8 +47,8 @@ def demo_claims():
 
 def test_run_and_json(demo_claims):
     res = run_claims(all_claims("zzdemo.ok") + all_claims("zzdemo.wrong") + all_claims("zzdemo.crash"))
-    assert [r.verdict for r in res] == [Verdict.HOLDS, Verdict.REFUTED, Verdict.INCONCLUSIVE]
-    assert [r.as_expected for r in res] == [True, False, True]
+    assert [r.verdict for r in res] == [Verdict.HOLDS, Verdict.REFUTED, Verdict.ERROR]
+    assert [r.as_expected for r in res] == [True, False, False]  # an error is never as expected
     assert "kaput" in res[2].error
     js = [result_to_json(r) for r in res]
     for key in ("id", "source", "statement", "method", "expected", "verdict", "evidence"):
@@ -60,10 +60,10 @@ def test_parallel_timeout(demo_claims):
     t0 = time.perf_counter()
     res = run_claims(all_claims("zzdemo."), jobs=2, timeout=3)
     by = {r.claim.id: r for r in res}
-    assert by["zzdemo.slow"].verdict == Verdict.INCONCLUSIVE
+    assert by["zzdemo.slow"].verdict == Verdict.ERROR and not by["zzdemo.slow"].as_expected
     assert "timed out" in by["zzdemo.slow"].outcome.evidence["error"]
     assert by["zzdemo.ok"].verdict == Verdict.HOLDS
-    assert by["zzdemo.crash"].verdict == Verdict.INCONCLUSIVE
+    assert by["zzdemo.crash"].verdict == Verdict.ERROR and not by["zzdemo.crash"].as_expected
     assert time.perf_counter() - t0 < 25
 
 
@@ -73,6 +73,20 @@ def test_cli_exit_status(demo_claims, capsys):
     assert out[0]["id"] == "zzdemo.ok" and out[0]["verdict"] == "holds"
     assert main(["verify", "--only", "zzdemo.wrong"]) == 1
     assert main(["verify", "--only", "no.such.prefix"]) == 2
+    # a crash in a claim that expects 'inconclusive' fails the run
+    capsys.readouterr()
+    assert main(["verify", "--only", "zzdemo.crash", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["verdict"] == "error" and out[0]["expected"] == "inconclusive"
+
+
+def test_error_cannot_be_expected():
+    import pytest
+
+    with pytest.raises(ValueError, match="cannot be 'error'"):
+        claim("zzdemo.bad_expect", source=Source("seed-x"), statement="x", method="property",
+              expected="error")(lambda thorough=False: Outcome(Verdict.HOLDS))
+    unregister("zzdemo.bad_expect")
     assert main(["claims", "--only", "zzdemo", "--json"]) == 0
 
 

@@ -13,13 +13,21 @@ class Verdict(str, Enum):
     ``holds``: the statement is true as printed.  ``erratum``: as printed it is
     wrong, and the corrected statement (given in the evidence) holds.
     ``refuted``: false, with a counterexample.  ``inconclusive``: the evidence
-    decides neither way (e.g. an audit that found no violation).
+    decides neither way (e.g. an audit that found no violation).  ``error``:
+    the check itself raised or ran out of time; it concluded nothing, it is
+    never the expected verdict of a claim and it always fails a run.
     """
 
     HOLDS = "holds"
     ERRATUM = "erratum"
     REFUTED = "refuted"
     INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+
+
+#: The source of a claim about dpverify itself (planted-bug controls, the
+#: auditor's tightness, the library's own mechanisms): never a paper's finding.
+SELF_TEST = "dpverify self-test"
 
 
 class Method(str, Enum):
@@ -57,11 +65,14 @@ class Outcome:
     ``evidence`` maps short names to numbers, arrays, strings or sympy
     expressions; the engine converts it to JSON.  ``figure_data`` is optional
     plotting data consumed by the claim's ``figure`` function (reports).
+    ``summary`` is one plain sentence saying why the verdict came out as it
+    did (the report shows it beside every finding).
     """
 
     verdict: Verdict
     evidence: Mapping[str, Any] = field(default_factory=dict)
     figure_data: Mapping[str, Any] | None = None
+    summary: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -111,4 +122,8 @@ class Result:
 
     @property
     def as_expected(self) -> bool:
-        return self.outcome.verdict == self.claim.expected
+        """True when the check concluded, and concluded what the claim expects.
+
+        An ``error`` (the check raised or timed out) is never as expected.
+        """
+        return self.outcome.verdict is not Verdict.ERROR and self.outcome.verdict == self.claim.expected

@@ -31,6 +31,8 @@ def register(c: Claim) -> Claim:
         raise DuplicateClaimError(f"claim id {c.id!r} registered twice")
     if "." not in c.id:
         raise ValueError(f"claim id must be '<room>.<name>', got {c.id!r}")
+    if c.expected is Verdict.ERROR:
+        raise ValueError(f"claim {c.id!r}: expected verdict cannot be 'error' (an error is never as expected)")
     _REGISTRY[c.id] = c
     return c
 

@@ -1,7 +1,7 @@
 """Run claims: in-process, or in parallel worker processes with a time limit.
 
 A check that raises, or that runs past its time limit, becomes an
-``inconclusive`` result carrying the traceback (for a time-out: the stack
+``error`` result carrying the traceback (for a time-out: the stack
 where the check was stopped); the other claims still run.  In the parallel
 path every claim runs in its own forked process (and process group), so a
 stuck or dying check only ever costs its own slot.
@@ -24,7 +24,7 @@ Progress = Callable[[Result], None]
 
 
 def run_claim(c: Claim, *, thorough: bool = False) -> Result:
-    """Run one claim's check in this process; exceptions become ``inconclusive``."""
+    """Run one claim's check in this process; exceptions become ``error`` results."""
     t0 = time.perf_counter()
     try:
         outcome = c.check(thorough=thorough)
@@ -33,19 +33,19 @@ def run_claim(c: Claim, *, thorough: bool = False) -> Result:
         err = None
     except Exception as exc:  # a crashing check must not stop the others
         err = traceback.format_exc()
-        outcome = Outcome(Verdict.INCONCLUSIVE, {"error": f"{type(exc).__name__}: {exc}"})
+        outcome = Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {exc}"}, summary=f"the check raised {type(exc).__name__}: {exc}")
     return Result(c, outcome, time.perf_counter() - t0, err)
 
 
-def _run_by_id(claim_id: str, thorough: bool) -> tuple[str, dict, Any, float, str | None]:
+def _run_by_id(claim_id: str, thorough: bool) -> tuple[str, dict, Any, float, str | None, str]:
     return _run_payload(get_claim(claim_id), thorough)
 
 
-def _run_payload(c: Claim, thorough: bool) -> tuple[str, dict, Any, float, str | None]:
+def _run_payload(c: Claim, thorough: bool) -> tuple[str, dict, Any, float, str | None, str]:
     """Run a claim and return its result as plain (picklable, JSON-able) values."""
     r = run_claim(c, thorough=thorough)
     fig = to_jsonable(r.outcome.figure_data) if r.outcome.figure_data is not None else None
-    return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error)
+    return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error, r.outcome.summary)
 
 
 def _worker(c: Claim, thorough: bool, conn: Any, stack_file: str | None = None) -> None:
@@ -123,8 +123,8 @@ def _run_in_processes(
                         payload = (f"worker process exited with code {proc.exitcode} before reporting"
                                    if proc.exitcode is not None else f"{type(exc).__name__}: {exc}")
                     if kind == "ok":
-                        verdict, ev, fig, secs, err = payload
-                        r = Result(c, Outcome(Verdict(verdict), ev, fig), secs, err)
+                        verdict, ev, fig, secs, err, summary = payload
+                        r = Result(c, Outcome(Verdict(verdict), ev, fig, summary), secs, err)
                     else:
                         last = (payload.strip().splitlines() or ["no message"])[-1]
                         r = _failed(c, now - t0, last, payload)
@@ -136,7 +136,7 @@ def _run_in_processes(
                     _kill(proc)
                     r = Result(
                         c,
-                        Outcome(Verdict.INCONCLUSIVE, {"error": f"timed out after {limit:g} s"}),
+                        Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=f"the check timed out after {limit:g} s"),
                         now - t0,
                         f"TimeoutError: claim {c.id} exceeded {limit:g} s"
                         + (f"; it was stopped here:\n{where}" if where else ""),
@@ -228,7 +228,7 @@ def _remove(path: str | None) -> None:
 
 
 def _failed(c: Claim, seconds: float, message: str, tb: str) -> Result:
-    return Result(c, Outcome(Verdict.INCONCLUSIVE, {"error": f"worker failed: {message}"}), seconds, tb)
+    return Result(c, Outcome(Verdict.ERROR, {"error": f"worker failed: {message}"}, summary=f"the check's worker failed: {message}"), seconds, tb)
 
 
 def run_claims(
@@ -291,6 +291,7 @@ def result_to_json(r: Result) -> dict[str, Any]:
         "expected": c.expected.value,
         "verdict": r.outcome.verdict.value,
         "as_expected": r.as_expected,
+        "summary": r.outcome.summary,
         "evidence": to_jsonable(dict(r.outcome.evidence)),
         "proof": c.proof,
         "seconds": round(r.seconds, 4),

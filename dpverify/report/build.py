@@ -125,7 +125,7 @@ def make_report(
     timeout : float, optional
         Per-claim time limit in seconds; when given, every claim runs in a
         worker process (also with ``jobs=1``) so the limit is enforced.  A claim
-        past its limit becomes ``inconclusive``.  Without it, each claim's own
+        past its limit becomes ``error``.  Without it, each claim's own
         ``timeout`` applies when ``jobs > 1``.
     thorough : bool
         Run the long sweeps.

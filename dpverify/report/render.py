@@ -24,10 +24,10 @@ from dpverify.report.values import evidence_table, value_html
 
 __all__ = ["render_html", "anchor_ids", "VERDICTS"]
 
-VERDICTS = ("holds", "erratum", "refuted", "inconclusive")
+VERDICTS = ("holds", "erratum", "refuted", "inconclusive", "error")
 
 _CSS = """
-:root { --holds:#1a7f37; --erratum:#9a6700; --refuted:#cf222e; --inconclusive:#0969da; --muted:#57606a; }
+:root { --holds:#1a7f37; --erratum:#9a6700; --refuted:#cf222e; --inconclusive:#0969da; --error:#8250df; --muted:#57606a; }
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Noto Sans CJK SC", "Source Han Sans SC",
        "PingFang SC", "Microsoft YaHei", sans-serif; color:#1f2328;
@@ -41,12 +41,12 @@ th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical
 thead th { background:#f6f8fa; }
 .badge { display:inline-block; padding: 1px 9px; border-radius: 10px; color:#fff; font-weight:600; font-size: 13px; }
 .badge.holds { background: var(--holds); } .badge.erratum { background: var(--erratum); }
-.badge.refuted { background: var(--refuted); } .badge.inconclusive { background: var(--inconclusive); }
+.badge.refuted { background: var(--refuted); } .badge.inconclusive { background: var(--inconclusive); } .badge.error { background: var(--error); }
 .counts td.n { font-size: 22px; font-weight: 700; text-align: right; min-width: 64px; }
 .differs { color: var(--refuted); font-weight: 600; }
 .claim { border: 1px solid #d0d7de; border-left: 6px solid #d0d7de; border-radius: 6px; padding: 12px 16px; margin: 16px 0; }
 .claim.v-holds { border-left-color: var(--holds); } .claim.v-erratum { border-left-color: var(--erratum); }
-.claim.v-refuted { border-left-color: var(--refuted); } .claim.v-inconclusive { border-left-color: var(--inconclusive); }
+.claim.v-refuted { border-left-color: var(--refuted); } .claim.v-inconclusive { border-left-color: var(--inconclusive); } .claim.v-error { border-left-color: var(--error); }
 .statement { margin: 6px 0 10px; padding: 6px 12px; border-left: 3px solid #d0d7de; background:#fbfbfc; }
 dl.meta { display:grid; grid-template-columns: max-content 1fr max-content 1fr max-content 1fr; gap: 2px 14px; margin: 6px 0; }
 dl.meta dt { color: var(--muted); } dl.meta dd { margin: 0; }

@@ -33,7 +33,7 @@ def test_files_written_and_json_schema(report):
     assert doc == json.loads(json.dumps(report.document))
     assert doc["schema"] == SCHEMA
     assert doc["summary"]["total"] == 4
-    assert doc["summary"]["counts"] == {"holds": 2, "erratum": 0, "refuted": 1, "inconclusive": 1}
+    assert doc["summary"]["counts"] == {"holds": 2, "erratum": 0, "refuted": 1, "inconclusive": 0, "error": 1}
     assert sorted(doc["summary"]["differ_from_expected"]) == ["zzreport.cex", "zzreport.crash"]
     by = {c["id"]: c for c in doc["claims"]}
     assert by["zzreport.formula"]["seeds"] == {"seed": 1234}

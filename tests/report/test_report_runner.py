@@ -47,13 +47,13 @@ def test_stuck_claims_in_every_worker_do_not_block_the_rest(stuck_claims):
     by = {r.claim.id: r for r in res}
     assert [r.claim.id for r in res] == list(IDS)
     for cid in ("zzrun.a_stuck", "zzrun.b_stuck"):
-        assert by[cid].verdict == Verdict.INCONCLUSIVE
+        assert by[cid].verdict == Verdict.ERROR
         assert by[cid].outcome.evidence["error"] == "timed out after 1.5 s"
         assert by[cid].seconds >= 1.5
     # the claims that waited for a free worker ran and were not charged for the wait
     assert by["zzrun.c_ok"].verdict == Verdict.HOLDS and by["zzrun.c_ok"].error is None
     assert by["zzrun.e_ok"].verdict == Verdict.HOLDS
-    assert by["zzrun.d_dies"].verdict == Verdict.INCONCLUSIVE
+    assert by["zzrun.d_dies"].verdict == Verdict.ERROR
     assert "exited with code 3" in by["zzrun.d_dies"].outcome.evidence["error"]
     assert wall < 20, wall
 
@@ -66,7 +66,7 @@ def test_timeout_with_one_job_isolates(stuck_claims, tmp_path):
     rep = make_report(tmp_path, claims=claims, jobs=1, timeout=1.0)
     assert time.perf_counter() - t0 < 20
     by = {c["id"]: c for c in rep.document["claims"]}
-    assert by["zzrun.a_stuck"]["verdict"] == "inconclusive" and "exceeded 1 s" in by["zzrun.a_stuck"]["error"]
+    assert by["zzrun.a_stuck"]["verdict"] == "error" and "exceeded 1 s" in by["zzrun.a_stuck"]["error"]
     assert by["zzrun.c_ok"]["verdict"] == "holds"
     page = rep.html.read_text(encoding="utf-8")
     assert "timed out after 1 s" in page and "check failed: traceback" in page
@@ -113,7 +113,7 @@ def test_checks_may_start_processes_and_are_stopped_with_them(tmp_path, monkeypa
         unregister("zzrun.child")
     by = {r.claim.id: r for r in res}
     assert by["zzrun.pool"].verdict == Verdict.HOLDS, by["zzrun.pool"].error
-    assert by["zzrun.child"].verdict == Verdict.INCONCLUSIVE
+    assert by["zzrun.child"].verdict == Verdict.ERROR
     child = int(pidfile.read_text())
     deadline = time.time() + 5
     while time.time() < deadline and _alive(child):

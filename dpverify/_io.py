@@ -1,0 +1,121 @@
+"""Every file dpverify writes goes through here: atomically, never over its input.
+
+A file is written to a temporary file in the destination's own directory, flushed
+and ``fsync``-ed, then renamed over the destination (``os.replace``: atomic on
+POSIX).  A crash or a full disk therefore leaves either the old file or the new
+one, never a cut-off file; the temporary file is removed on any failure.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> atomic_write_text(d / "out.txt", "hello\\n")
+PosixPath('...out.txt')
+>>> with atomic_open(d / "out.txt", "w", force=True) as f:
+...     _ = f.write("replaced\\n")
+>>> (d / "out.txt").read_text()
+'replaced\\n'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator
+
+__all__ = ["OutputError", "atomic_open", "atomic_write_bytes", "atomic_write_text", "check_output_path"]
+
+
+class OutputError(ValueError):
+    """An output path that must not be written: exists (without ``force``), is a
+    directory, is one of the inputs, or its parent is not a directory."""
+
+
+def check_output_path(path: str | os.PathLike, *, force: bool = False,
+                      inputs: tuple[str | os.PathLike, ...] = (), name: str = "output") -> Path:
+    """Validate an output path before any work is done; return it as a ``Path``.
+
+    Raises :class:`OutputError` (a ``ValueError``) naming ``name`` when the path
+    is a directory, equals one of ``inputs`` (same file, after resolving links),
+    exists and ``force`` is false, or its parent is missing or not a directory.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path, got {type(path).__name__}")
+    p = Path(path)
+    if str(p) == "":
+        raise OutputError(f"{name} must be a file path, got ''")
+    for src in inputs:
+        s = Path(src)
+        try:
+            same = s.exists() and p.exists() and os.path.samefile(s, p)
+        except OSError:
+            same = False
+        if same or s.resolve() == p.resolve():
+            raise OutputError(f"{name} {str(p)!r} is the input file {str(s)!r}; refusing to overwrite the input")
+    if p.is_dir():
+        raise OutputError(f"{name} {str(p)!r} is a directory, not a file")
+    parent = p.parent if str(p.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise OutputError(f"{name} {str(p)!r}: its parent {str(parent)!r} is not a directory")
+    if not parent.exists():
+        raise OutputError(f"{name} {str(p)!r}: the directory {str(parent)!r} does not exist")
+    if p.exists() and not force:
+        raise OutputError(f"{name} {str(p)!r} already exists; pass --force (force=True) to overwrite it")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w", *, force: bool = True,
+                inputs: tuple[str | os.PathLike, ...] = (), name: str = "output",
+                encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on a clean exit rename it over ``path``.
+
+    ``mode`` is ``"w"`` (text) or ``"wb"`` (binary).  On an exception (including
+    ``OSError`` from a full disk) the temporary file is removed and ``path`` is
+    left as it was.  ``force=False`` refuses an existing ``path``.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    p = check_output_path(path, force=force, inputs=inputs, name=name)
+    parent = p.parent if str(p.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
+    try:
+        kwargs = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
+        with os.fdopen(fd, mode, **kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        if p.exists() and not force:  # created meanwhile by someone else
+            raise OutputError(f"{name} {str(p)!r} already exists; pass --force (force=True) to overwrite it")
+        os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, *, force: bool = True, **kw) -> Path:
+    """Write ``text`` to ``path`` atomically (see :func:`atomic_open`); return the path."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    with atomic_open(path, "w", force=force, **kw) as f:
+        f.write(text)
+    return Path(path)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, force: bool = True, **kw) -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_open`); return the path."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    with atomic_open(path, "wb", force=force, **kw) as f:
+        f.write(data)
+    return Path(path)

@@ -1,0 +1,67 @@
+"""Progress for anything that can take more than two seconds, on a terminal or not.
+
+On a terminal: a ``rich`` progress bar on stderr.  Not on a terminal (CI logs,
+pipes, ``--json`` runs): plain lines on stderr, at most one every
+``every`` seconds, so that no command is silent for long and stdout stays clean.
+
+Example
+-------
+>>> with progress("auditing", total=3, stream=None) as tick:
+...     for _ in range(3):
+...         tick(1)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from typing import Callable, Iterator, TextIO
+
+__all__ = ["progress"]
+
+
+@contextlib.contextmanager
+def progress(label: str, total: float | None = None, *, stream: TextIO | None = sys.stderr,
+             every: float = 1.0, unit: str = "") -> Iterator[Callable[..., None]]:
+    """Yield ``tick(advance=1, note="")``; report progress of ``label`` on ``stream``.
+
+    ``stream=None`` reports nothing (for tests and library calls).  A plain
+    line is also written when the work ends, if it took more than ``every``.
+    """
+    if stream is None:
+        yield lambda advance=1, note="": None
+        return
+    done = [0.0]
+    t0 = time.monotonic()
+    if getattr(stream, "isatty", lambda: False)():
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        cols = [TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn() if total else TextColumn(""),
+                TextColumn("{task.description}"), TimeElapsedColumn()]
+        with Progress(*cols, console=Console(file=stream), transient=True) as bar:
+            task = bar.add_task("", total=total)
+
+            def tick(advance: float = 1, note: str = "") -> None:
+                done[0] += advance
+                bar.update(task, advance=advance, description=note)
+
+            yield tick
+        return
+    last = [t0]
+
+    def fmt(note: str) -> str:
+        amount = f"{done[0]:,.0f}" + (f"/{total:,.0f}" if total else "") + (f" {unit}" if unit else "")
+        return f"{label}: {amount} ({time.monotonic() - t0:.1f} s){' ' + note if note else ''}"
+
+    def tick(advance: float = 1, note: str = "") -> None:
+        done[0] += advance
+        now = time.monotonic()
+        if now - last[0] >= every:
+            last[0] = now
+            print(fmt(note), file=stream, flush=True)
+
+    yield tick
+    if time.monotonic() - t0 >= every:
+        print(fmt("done"), file=stream, flush=True)
