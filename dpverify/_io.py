@@ -9,8 +9,8 @@ Example
 -------
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
->>> atomic_write_text(d / "out.txt", "hello\\n")
-PosixPath('...out.txt')
+>>> atomic_write_text(d / "out.txt", "hello\\n").name
+'out.txt'
 >>> with atomic_open(d / "out.txt", "w", force=True) as f:
 ...     _ = f.write("replaced\\n")
 >>> (d / "out.txt").read_text()

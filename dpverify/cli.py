@@ -1,169 +1,74 @@
 """The ``dpverify`` command: thin -- it parses, calls the library, prints.
 
-Core subcommands live here (``verify``, ``claims``).  A room adds its own by
-providing ``dpverify/<room>/cli.py`` with ``register(subparsers)``; each
-registered parser sets ``func(args) -> int`` via ``set_defaults``.
+Commands are listed in :data:`COMMANDS` with the module that implements them;
+a module is imported only when its command runs, so ``dpverify --help`` and
+``dpverify --version`` import no room (no scipy, sympy or cvxpy).  A command
+module provides ``register(subparsers)``; each parser it adds sets
+``func(args) -> int`` via ``set_defaults``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
-import json
-import pkgutil
 import sys
 from typing import Sequence
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-
-_VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
-
-
-def _console() -> Console:
-    # Not a terminal (CI logs, pipes): a wide fixed width so ids and evidence stay readable.
-    return Console(stderr=False, soft_wrap=False, width=None if sys.stdout.isatty() else 180)
-
-
-def _short(evidence: dict, width: int = 90) -> str:
-    from dpverify.claims import to_jsonable
-
-    items = []
-    for k, v in to_jsonable(dict(evidence)).items():
-        if isinstance(v, dict) and "sympy" in v:
-            v = v["sympy"]
-        s = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v
-        items.append(f"{k}={s}")
-    text = "; ".join(items)
-    return text if len(text) <= width else text[: width - 1] + "…"
+#: command -> (module implementing it, one-line help shown by ``dpverify --help``)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "verify": ("dpverify.claims.cli", "run every registered claim's check and print the verdicts"),
+    "claims": ("dpverify.claims.cli", "list the registered claims with their sources"),
+    "report": ("dpverify.report.cli", "write the self-contained HTML + JSON audit report"),
+    "audit": ("dpverify.audit.cli", "black-box lower bound on a mechanism's ε from samples"),
+    "continual": ("dpverify.continual.cli", "continual release of running counts (seeds 000, 004)"),
+    "rr": ("dpverify.rr.cli", "utility-optimal randomized response for a prior (seed 003)"),
+    "pca-evaluate": ("dpverify.pca.cli", "seed 001 utility grid: MSE and SVM accuracy (Figs. 3-6)"),
+    "pca-audit": ("dpverify.pca.cli", "audit a pca-room mechanism on the Thm 3 neighbouring pairs"),
+}
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from dpverify.claims import all_claims, result_to_json, run_claims
+def _version() -> str:
+    from dpverify import __version__
 
-    claims = all_claims(args.only)
-    if not claims:
-        print("no claim matches --only " + repr(args.only) if args.only else "no claims registered", file=sys.stderr)
-        return 2
-    if args.json:
-        results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout)
-        json.dump([result_to_json(r) for r in results], sys.stdout, indent=2, ensure_ascii=False)
-        print()
-    else:
-        console = _console()
-        with Progress(
-            TextColumn("[bold]verifying"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        ) as bar:
-            task = bar.add_task("", total=len(claims))
-
-            def tick(r):
-                bar.update(task, advance=1, description=r.claim.id)
-
-            results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout, progress=tick)
-        table = Table(title="dpverify: claims of the papers, checked", show_lines=False)
-        for col in ("claim", "method", "expected", "verdict", "s", "evidence"):
-            table.add_column(col, overflow="fold", no_wrap=col in ("method", "expected", "verdict", "s"))
-        for r in results:
-            v = r.verdict.value
-            mark = "" if r.as_expected else " ✗"
-            table.add_row(
-                r.claim.id,
-                r.claim.method.value,
-                r.claim.expected.value,
-                f"[{_VERDICT_STYLE[v]}]{v}{mark}[/]",
-                f"{r.seconds:.2f}",
-                _short(r.outcome.evidence),
-            )
-        console.print(table)
-        counts = {v: sum(r.verdict.value == v for r in results) for v in _VERDICT_STYLE}
-        bad = [r for r in results if not r.as_expected]
-        console.print(
-            f"{len(results)} claims: "
-            + ", ".join(f"{n} {v}" for v, n in counts.items())
-            + f"; {len(bad)} differ from the expected verdict"
-        )
-        for r in bad:
-            console.print(f"[red]differs[/]: {r.claim.id} expected {r.claim.expected.value}, got {r.verdict.value}")
-            if r.error:
-                console.print(r.error, markup=False)
-    return 0 if all(r.as_expected for r in results) else 1
+    return __version__
 
 
-def cmd_claims(args: argparse.Namespace) -> int:
-    from dpverify.claims import all_claims
-
-    claims = all_claims(args.only)
-    if args.json:
-        json.dump(
-            [
-                {
-                    "id": c.id,
-                    "source": str(c.source),
-                    "statement": c.statement,
-                    "method": c.method.value,
-                    "expected": c.expected.value,
-                    "proof": c.proof,
-                }
-                for c in claims
-            ],
-            sys.stdout,
-            indent=2,
-            ensure_ascii=False,
-        )
-        print()
-        return 0
-    table = Table(title=f"{len(claims)} registered claims")
-    for col in ("claim", "source", "method", "expected", "statement"):
-        table.add_column(col, overflow="fold")
-    for c in claims:
-        table.add_row(c.id, str(c.source), c.method.value, c.expected.value, c.statement)
-    _console().print(table)
-    return 0
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (the first word that is not an option), if any."""
+    for a in argv:
+        if a == "--":
+            return None
+        if not a.startswith("-"):
+            return a if a in COMMANDS else None
+    return None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    import dpverify
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the module of the command named in ``argv`` is imported.
 
+    With ``argv=None`` every command module is imported (the full parser, for
+    documentation and tests).
+    """
     p = argparse.ArgumentParser(prog="dpverify", description=__doc__.splitlines()[0])
-    p.add_argument("--version", action="version", version=f"dpverify {dpverify.__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
-
-    v = sub.add_parser("verify", help="run every registered claim's check and print the verdicts")
-    v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
-    v.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    v.add_argument("--thorough", action="store_true", help="run the long sweeps too")
-    v.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: in-process)")
-    v.add_argument("--timeout", type=float, default=None, help="per-claim time limit in seconds (with --jobs > 1)")
-    v.set_defaults(func=cmd_verify)
-
-    c = sub.add_parser("claims", help="list the registered claims with their sources")
-    c.add_argument("--only", metavar="PREFIX")
-    c.add_argument("--json", action="store_true")
-    c.set_defaults(func=cmd_claims)
-
-    for mod in pkgutil.iter_modules(dpverify.__path__):
-        if not mod.ispkg or mod.name.startswith("_"):
+    p.add_argument("--version", action="version", version=f"dpverify {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    wanted = None if argv is None else _chosen(argv)
+    wanted_module = COMMANDS[wanted][0] if wanted else None
+    loaded: set[str] = set()
+    for name, (module, helptext) in COMMANDS.items():
+        if argv is not None and module != wanted_module:
+            sub.add_parser(name, help=helptext, add_help=False)  # listed in --help, never parsed
             continue
-        try:
-            spec = importlib.util.find_spec(f"dpverify.{mod.name}.cli")
-            if spec is not None:
-                importlib.import_module(f"dpverify.{mod.name}.cli").register(sub)
-        except Exception as exc:  # a broken room must not take the whole CLI down
-            print(f"dpverify: warning: commands of dpverify.{mod.name} unavailable: {exc}", file=sys.stderr)
+        if module in loaded:
+            continue
+        loaded.add(module)
+        importlib.import_module(module).register(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

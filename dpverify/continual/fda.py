@@ -353,7 +353,7 @@ def kkt_certificate(n: int, weights=None) -> dict:
     Example
     -------
     >>> c = kkt_certificate(7)
-    >>> c["min_mu_rel"] >= 0, c["max_colsum"] <= 1, c["max_slack_times_mu_rel"] < 1e-9
+    >>> c["min_mu_rel"] >= -1e-12, c["max_colsum"] <= 1, c["max_slack_times_mu_rel"] < 1e-9   # μ ≥ 0 up to rounding
     (True, True, True)
     >>> kkt_certificate(3, [0.5, 0.5, 1.0])["max_slack_times_mu_rel"] > 0.1   # 1/2, 1/2, 1: not optimal
     True
