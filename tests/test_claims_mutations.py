@@ -234,13 +234,13 @@ def test_errata_need_the_corrected_strategy(monkeypatch, cid):
     """Implementing Alg. 5.2 as printed (loop ``pt < N``) makes the corrected statements fail.
 
     (proof_references: the printed M is singular, so its check raises -- the runner reports
-    ``inconclusive`` with the error, which differs from the expected ``erratum`` as well.)
+    ``error`` with the traceback, which differs from the expected ``erratum`` as well.)
     """
     assert verdict(cid) == Verdict.ERRATUM
     monkeypatch.setattr(C, "fenwick_strategy", _printed_loop_strategy)
     r = run_claim(get_claim(cid))
     if cid == "continual.erratum.proof_references":
-        assert r.verdict == Verdict.INCONCLUSIVE and "Singular" in r.error
+        assert r.verdict == Verdict.ERROR and "Singular" in r.error
     else:
         assert r.verdict == R
 
