@@ -244,7 +244,7 @@ def continual_entries() -> list[Produced]:
                 kind = "stream" if online else "release"
                 out.append(Produced(f"continual.{kind}[{method}, {noise}]",
                                     partial(continual, method=method, noise=noise, online=online),
-                                    space, _stream_pairs, samples=3_000))
+                                    space, _stream_pairs, samples=2_000))
     return out
 
 
