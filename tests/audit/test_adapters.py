@@ -95,6 +95,15 @@ def test_opendp_vectorised_sampling_shapes_and_types(dp):
     meas = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=4.0)
     m = from_opendp(meas, d_in=2)
     assert m.epsilon == pytest.approx(0.5) and checked_sample(m, 0, g, 4).shape == (4,)
+    # a vector-valued built Measurement: outputs stacked to (n, k)
+    vec = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=1.0)
+    assert checked_sample(from_opendp(vec), [0, 5], g, 3).shape == (3, 2)
+    # the user's own domain and metric, by name
+    own = from_opendp("laplace", scale=2.0, input_domain=dp.atom_domain(T=float, nan=False),
+                      input_metric=dp.absolute_distance(T=float))
+    assert own.epsilon == pytest.approx(0.5) and checked_sample(own, 0.0, g, 3).shape == (3,)
+    with pytest.raises(ValueError, match="needs input_metric and scale too"):
+        from_opendp("laplace", scale=2.0, input_domain=dp.atom_domain(T=int))
     pickle.loads(pickle.dumps(from_opendp("laplace", scale=1.0, T="int"))).sample(0, g, 2)  # workers
 
 

@@ -156,7 +156,7 @@ def _claims(measurement, d_in, epsilon):
     dp = _dp()
     measure = str(measurement.output_measure)
     if measure.startswith("MaxDivergence"):
-        return float(measurement.map(d_in)), 0.0, None
+        return (float(measurement.map(d_in)) if epsilon is None else epsilon), 0.0, None
     if measure.startswith("ZeroConcentratedDivergence"):
         profile = dp.c.make_zCDP_to_approxDP(measurement).map(d_in)
     elif measure.startswith("SmoothedMaxDivergence"):
@@ -187,8 +187,10 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
     epsilon : for a named noise measurement without ``scale``, the scale is OpenDP's
         ``binary_search_param`` for this ε; for the Gaussian, the point of the curve to claim
     relation, name : override the stated relation / name
-    **params : ``scale``, ``T`` ("float" or "int") for the noise measurements; ``prob`` and
-        ``categories`` (a list or comma-separated string) for randomized response
+    **params : ``scale``, ``T`` ("float" or "int") for the noise measurements (or your own
+        OpenDP ``input_domain`` and ``input_metric``: then built as given and called once per
+        sample); ``prob`` and ``categories`` (a list or comma-separated string) for randomized
+        response
 
     Example
     -------
@@ -213,7 +215,7 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
     if measurement not in OPENDP_MEASUREMENTS:
         raise ValueError(f"measurement must be one of {OPENDP_MEASUREMENTS} or an OpenDP Measurement, got {measurement!r}")
     kind = measurement
-    allowed = {"prob", "categories"} if kind.startswith("randomized") else {"scale", "T"}
+    allowed = {"prob", "categories"} if kind.startswith("randomized") else {"scale", "T", "input_domain", "input_metric"}
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise TypeError(f"{kind} takes no parameter {unknown[0]!r}; it takes {sorted(allowed)}, d_in, epsilon, relation, name")
@@ -232,6 +234,14 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
             eps = epsilon
         return FunctionMechanism(recipe, eps, delta, name or f"opendp:{kind}(prob={prob})",
                                  relation or "local: any two inputs", law=law)
+    if "input_domain" in params or "input_metric" in params:  # the user's own domain: built as given, looped
+        if kind == "discrete_laplace" or "scale" not in params or {"input_domain", "input_metric"} - set(params):
+            raise ValueError(f"{kind} with input_domain needs input_metric and scale too")
+        dp = _dp()
+        make = {"laplace": dp.m.make_laplace, "geometric": dp.m.make_geometric, "gaussian": dp.m.make_gaussian}[kind]
+        built = make(params["input_domain"], params["input_metric"], scale=check_real(params["scale"], "scale", positive=True))
+        return from_opendp(built, d_in=d_in, epsilon=epsilon, relation=relation,
+                           name=name or f"opendp:{kind}(scale={params['scale']:g}, {params['input_domain']})")
     T = params.get("T", "int" if kind in ("discrete_laplace", "geometric") else "float")
     if T not in _TYPES:
         raise ValueError(f"T must be 'float' or 'int', got {T!r}")
