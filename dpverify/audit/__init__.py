@@ -27,3 +27,7 @@ __all__ += [
     "clopper_pearson_upper",
     "epsilon_lower_bound",
 ]
+
+from dpverify.audit.protocol import Mechanism, MechanismError, as_mechanism, checked_sample  # noqa: E402,F811
+
+__all__ += ["Mechanism", "as_mechanism", "checked_sample"]

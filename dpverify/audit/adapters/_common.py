@@ -1,0 +1,43 @@
+"""Shared helpers of the adapters: parameters that may arrive as strings from the command line."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def coerce(value: Any) -> Any:
+    """A command-line string as the number/bool/None/list it spells; other values unchanged.
+
+    ``"1"`` -> 1, ``"0.5"`` -> 0.5, ``"true"`` -> True, ``"none"`` -> None, ``"a,b"`` -> ["a", "b"].
+    """
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    if "," in text:
+        return [coerce(part) for part in text.split(",") if part.strip()]
+    for kind in (int, float):
+        try:
+            x = kind(text)
+        except ValueError:
+            continue
+        if isinstance(x, float) and not math.isfinite(x):
+            raise ValueError(f"parameter value must be finite, got {value!r}")
+        return x
+    return text
+
+
+def coerce_all(params: dict) -> dict:
+    return {k: coerce(v) for k, v in params.items()}
+
+
+def missing_package(package: str, extra: str, exc: Exception) -> ImportError:
+    return ImportError(
+        f"{package} is needed for this adapter ({type(exc).__name__}: {exc}); "
+        f"install it with: pip install 'dpverify[{extra}]'"
+    )
