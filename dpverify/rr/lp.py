@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+from dpverify.proofdocs import proven
 
 __all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]
 
@@ -62,6 +63,7 @@ class LPSolution:
     certificate: Certificate
 
 
+@proven("proofs/rr/nary_optimum.md")
 def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output"):
     """(c, A_ub, b_ub, A_eq, b_eq) of the utility LP (sparse CSR matrices).
 

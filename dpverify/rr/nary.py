@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+from dpverify.proofdocs import proven
 
 __all__ = [
     "ExactOptimum",
@@ -55,6 +56,7 @@ def _check_pi(pi: Any) -> np.ndarray:
     return p
 
 
+@proven("proofs/rr/nary_optimum.md")
 def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     """(S, M*): the k most likely inputs attaining M* = max_k E Π_k / (E + k − 1), and M*.
 
@@ -77,6 +79,7 @@ def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     return np.sort(order[:kstar]), float(Mk[kstar - 1])
 
 
+@proven("proofs/rr/nary_optimum.md")
 def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     """u* = δ + (1 − δ) max_k E Π_k / (E + k − 1) of model (19)–(20).
 
@@ -91,6 +94,7 @@ def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     return dlt + (1 - dlt) * M  # proof: nary-u
 
 
+@proven("proofs/rr/nary_optimum.md")
 def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, float]:
     """A utility-optimal (ε, δ)-LDP design matrix for prior ``pi`` and its utility.
 
