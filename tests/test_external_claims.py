@@ -223,3 +223,17 @@ def test_a_file_does_not_import_the_shipped_rooms(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     info = json.loads(proc.stderr.strip().splitlines()[-1])
     assert info == {"rc": 0, "rooms": [], "sympy": False}, proc.stderr
+
+
+def test_example_room_verdicts(capsys):
+    """The example outside the package, run as a user would: ``dpverify verify examples/gaussian_mechanism --json``."""
+    rc = main(["verify", str(ROOT / "examples" / "gaussian_mechanism"), "--json"])
+    out = {o["id"]: (o["verdict"], o["expected"]) for o in json.loads(capsys.readouterr().out)}
+    assert out == {
+        "gaussian.delta_formula": ("holds", "holds"),
+        "gaussian.calibrated_sigma": ("holds", "holds"),
+        "gaussian.calibrated_sigma_audit": ("inconclusive", "inconclusive"),
+        "gaussian.classical_sigma_eps_le_1": ("holds", "holds"),
+        "gaussian.classical_sigma_eps_gt_1": ("refuted", "refuted"),
+    }
+    assert rc == 0

@@ -104,3 +104,19 @@ def test_shipped_room_functions_carry_their_proofs():
 
     assert "proofs/audit/hockey_stick.md" in hockey_stick.__proofs__
     assert "proofs/primitives/discrete_laplace_sampler.md" in discrete_laplace.__proofs__
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_proofs(tmp_path):
+    """``pip wheel .`` puts proofs/ inside the package (dpverify/_proofs), for ``dpverify report``."""
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(ROOT), "-w", str(tmp_path)],
+                   check=True, capture_output=True)
+    (whl,) = tmp_path.glob("dpverify-*.whl")
+    names = set(zipfile.ZipFile(whl).namelist())
+    for doc in DOCS:
+        assert f"dpverify/_proofs/{doc.relative_to(ROOT / 'proofs')}" in names, doc
+    assert any(n.endswith("entry_points.txt") for n in names)
