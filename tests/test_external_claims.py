@@ -225,9 +225,22 @@ def test_a_file_does_not_import_the_shipped_rooms(tmp_path):
     assert info == {"rc": 0, "rooms": [], "sympy": False}, proc.stderr
 
 
-def test_example_room_verdicts(capsys):
+@pytest.fixture
+def fresh_example():
+    """Leave no trace: the example's claims and modules are imported afresh later (pytest examples/)."""
+    folder = ROOT / "examples" / "gaussian_mechanism"
+    before = set(registry._REGISTRY)
+    yield folder
+    for cid in set(registry._REGISTRY) - before:
+        unregister(cid)
+    for name, mod in list(sys.modules.items()):
+        if str(getattr(mod, "__file__", "") or "").startswith(str(folder)):
+            del sys.modules[name]
+
+
+def test_example_room_verdicts(capsys, fresh_example):
     """The example outside the package, run as a user would: ``dpverify verify examples/gaussian_mechanism --json``."""
-    rc = main(["verify", str(ROOT / "examples" / "gaussian_mechanism"), "--json"])
+    rc = main(["verify", str(fresh_example), "--json"])
     out = {o["id"]: (o["verdict"], o["expected"]) for o in json.loads(capsys.readouterr().out)}
     assert out == {
         "gaussian.delta_formula": ("holds", "holds"),
