@@ -107,7 +107,7 @@ def symbolic_equal(lhs: Any, rhs: Any, *, assumptions: Any = True, trials: int =
     d = a - b
     if _zero(d, conds):
         return Equality(True, sp.Integer(0))
-    syms = sorted(d.free_symbols | set().union(*(c.free_symbols for c in conds)), key=str)
+    syms = sorted(a.free_symbols | b.free_symbols | set().union(*(c.free_symbols for c in conds)), key=str)
     for _ in range(trials):
         pt = {s: _sample(s, g) for s in syms}
         if not all(bool(c.subs(pt)) for c in conds):
