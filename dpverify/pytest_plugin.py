@@ -39,6 +39,9 @@ from typing import Any
 
 import pytest
 
+#: No Python API: the hooks below are called by pytest, the classes built by them.
+__all__: list[str] = []
+
 DEFAULT_PATTERNS = ("claims_*.py", "*_claims.py")
 _ENTRIES = pytest.StashKey[dict]()
 _BASELINE = pytest.StashKey[Any]()
