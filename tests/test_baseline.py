@@ -1,6 +1,7 @@
 """Evidence baselines from the CLI: written only by --update-baseline, sorted JSON, drift fails the run."""
 
 import json
+import sys
 import textwrap
 from pathlib import Path
 
@@ -34,6 +35,9 @@ def claims_file(tmp_path):
     yield p
     for cid in set(registry._REGISTRY) - before:
         unregister(cid)
+    for name, mod in list(sys.modules.items()):
+        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
+            del sys.modules[name]
 
 
 def test_update_then_gate(claims_file, tmp_path, monkeypatch, capsys):
@@ -111,4 +115,5 @@ def test_error_results_are_not_written(tmp_path, capsys):
     finally:
         for cid in set(registry._REGISTRY) - before:
             unregister(cid)
+        sys.modules.pop("claims_err", None)
     assert list(json.loads(Path(base).read_text())) == ["zzbase.value"]

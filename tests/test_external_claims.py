@@ -40,11 +40,15 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 
 @pytest.fixture
-def cleanup():
+def cleanup(tmp_path):
+    """Forget the claims and the modules a test loaded (the files' basenames recur across tests)."""
     before = set(registry._REGISTRY)
     yield
     for cid in set(registry._REGISTRY) - before:
         unregister(cid)
+    for name, mod in list(sys.modules.items()):
+        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
+            del sys.modules[name]
 
 
 def test_file_folder_and_json(tmp_path, capsys, cleanup):
