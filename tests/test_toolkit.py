@@ -15,6 +15,7 @@ from dpverify.toolkit import (
     finite_mechanism_privacy,
     lp_optimum,
     lp_residuals,
+    qp_optimum,
     simulate_against,
     symbolic_equal,
 )
@@ -144,3 +145,21 @@ def test_simulate_against_bad_input(kw, match):
         simulate_against(lambda rng, n: rng.random(n), 0.5, **args)
     with pytest.raises(TypeError):
         simulate_against("not callable", 0.5, n=10)
+
+
+def test_qp_optimum_exact_kkt_and_bad_input():
+    # min ½(x² + y²) − x − y s.t. x + y ≤ 1: the minimum −3/4 at (1/2, 1/2), multiplier 1/2
+    opt = qp_optimum([[1, 0], [0, 1]], [-1, -1], A_ub=[[1, 1]], b_ub=[1])
+    assert opt.exact and opt.value == F(-3, 4) and opt.x == (F(1, 2), F(1, 2)) and opt.y_ub == (F(1, 2),)
+    # the constraint inactive: the unconstrained minimum (1/3, 1/3) of ½(x² + y²) − x/3 − y/3
+    opt = qp_optimum([[1, 0], [0, 1]], [F(-1, 3), F(-1, 3)], A_ub=[[1, 1]], b_ub=[1])
+    assert opt.exact and opt.x == (F(1, 3), F(1, 3)) and opt.y_ub == (0,)
+    # an irrational optimum: certified by the float KKT residual
+    opt = qp_optimum([[1, 0], [0, 1]], [-1, -1], A_ub=[[1, 1]], b_ub=[np.sqrt(2.0)], max_denominator=10)
+    assert not opt.exact and opt.kkt_residual < 1e-8 and abs(opt.value - (0.5 - np.sqrt(2.0))) < 1e-8  # t² − 2t, t = √2/2
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        qp_optimum([[1, 2], [2, 1]], [0, 0])
+    with pytest.raises(ValueError, match="symmetric"):
+        qp_optimum([[1, 1], [0, 1]], [0, 0])
+    with pytest.raises(ValueError, match="shape"):
+        qp_optimum([[1, 0], [0, 1]], [0, 0], A_ub=[[1, 1, 1]], b_ub=[1])

@@ -10,6 +10,7 @@ object the check turns into one.
   printed: ``holds``, or ``erratum`` with the corrected statement in the evidence;
 - :func:`lp_optimum` — an LP optimum certified by its dual, exactly in rationals
   when the rationalised primal–dual pair verifies (:func:`exact_lp_certificate`);
+  :func:`qp_optimum` — a convex QP optimum certified by its KKT conditions, the same way;
 - :func:`finite_mechanism_privacy` — the exact privacy of a finite mechanism
   (a row-stochastic matrix), via :func:`dpverify.audit.check_ldp`;
 - :func:`audit_epsilon` — a statistical audit (``refuted`` or ``inconclusive`` only);
@@ -27,6 +28,7 @@ Example
 """
 
 from dpverify.toolkit.lp import LPOptimum, exact_lp_certificate, lp_optimum, lp_residuals
+from dpverify.toolkit.qp import QPOptimum, qp_optimum
 from dpverify.toolkit.privacy import audit_epsilon, finite_mechanism_privacy
 from dpverify.toolkit.simulation import simulate_against
 from dpverify.toolkit.symbolic import Equality, check_equal, derive_and_compare, symbolic_equal
@@ -34,6 +36,7 @@ from dpverify.toolkit.symbolic import Equality, check_equal, derive_and_compare,
 __all__ = [
     "Equality",
     "LPOptimum",
+    "QPOptimum",
     "audit_epsilon",
     "check_equal",
     "derive_and_compare",
@@ -41,6 +44,7 @@ __all__ = [
     "finite_mechanism_privacy",
     "lp_optimum",
     "lp_residuals",
+    "qp_optimum",
     "simulate_against",
     "symbolic_equal",
 ]
