@@ -54,3 +54,69 @@ def test_sections_enforced(tmp_path):
     with pytest.raises(AssertionError, match="out of order"):
         run_document(doc, tmp_path)
     assert [b.kind for b in parse_blocks("```python\n1\n```\n```text\nx\n```\n")] == ["python"]
+
+
+def test_proof_links_are_complete():
+    """Every ``proven`` marker names an existing document; every ``# proof:`` label is quoted by some
+    proof; every proof document is cited by a claim (``Claim.proof``) or a ``proven`` function."""
+    from dpverify.claims import all_claims
+    from dpverify.proofdocs import labelled_lines_all, proven_references
+
+    marks = proven_references(ROOT)
+    assert marks, "no function carries a proven(...) marker"
+    missing = [(f, fn, d) for f, fn, d in marks if not (ROOT / d).is_file()]
+    assert not missing, f"proven() names documents that do not exist: {missing}"
+
+    quoted = set()
+    for doc in DOCS:
+        for b in parse_blocks(doc.read_text(encoding="utf-8")):
+            if b.kind == "quote":
+                path, _, label = b.arg.rpartition(":")
+                quoted.add((path, label))
+    unquoted = [x for x in labelled_lines_all(ROOT) if x not in quoted]
+    assert not unquoted, f"labelled lines quoted by no proof (quote them or remove the stale label): {unquoted}"
+
+    cited = {f"proofs/{c.proof}" for c in all_claims() if c.proof} | {d for _, _, d in marks}
+    uncited = [str(d.relative_to(ROOT)) for d in DOCS if str(d.relative_to(ROOT)) not in cited]
+    assert not uncited, f"proof documents cited by no claim and no proven() function: {uncited}"
+
+
+def test_proven_marker_and_its_checks(tmp_path):
+    from dpverify.proofdocs import proven, proven_references
+
+    @proven("proofs/a/x.md")
+    @proven("proofs/a/y.md")
+    def f():
+        return 1
+
+    assert f() == 1 and f.__proofs__ == ("proofs/a/y.md", "proofs/a/x.md")
+    for bad in ((), ("a/x.md",), ("proofs/a/x.txt",), (3,)):
+        with pytest.raises(ValueError):
+            proven(*bad)
+    (tmp_path / "dpverify").mkdir()
+    (tmp_path / "dpverify" / "m.py").write_text('@proven("proofs/z.md")\ndef g():\n    pass\n')
+    assert proven_references(tmp_path) == [("dpverify/m.py", "g", "proofs/z.md")]
+
+
+def test_shipped_room_functions_carry_their_proofs():
+    from dpverify.audit.exact import hockey_stick
+    from dpverify.primitives.sampling import discrete_laplace
+
+    assert "proofs/audit/hockey_stick.md" in hockey_stick.__proofs__
+    assert "proofs/primitives/discrete_laplace_sampler.md" in discrete_laplace.__proofs__
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_proofs(tmp_path):
+    """``pip wheel .`` puts proofs/ inside the package (dpverify/_proofs), for ``dpverify report``."""
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(ROOT), "-w", str(tmp_path)],
+                   check=True, capture_output=True)
+    (whl,) = tmp_path.glob("dpverify-*.whl")
+    names = set(zipfile.ZipFile(whl).namelist())
+    for doc in DOCS:
+        assert f"dpverify/_proofs/{doc.relative_to(ROOT / 'proofs')}" in names, doc
+    assert any(n.endswith("entry_points.txt") for n in names)

@@ -43,6 +43,7 @@ from dpverify._validation import (
     check_real,
 )
 from dpverify.claims.model import Verdict
+from dpverify.proofdocs import proven
 
 __all__ = [
     "AuditResult",
@@ -91,6 +92,7 @@ def _check_binomial(k, n, alpha):
     return k, n, check_confidence(alpha, "alpha")
 
 
+@proven("proofs/audit/auditor_validity.md")
 def clopper_pearson_lower(k, n, alpha: float):
     """One-sided Clopper–Pearson lower bound: Pr[p < lower] ≤ alpha for k ~ Bin(n, p).
 
@@ -107,6 +109,7 @@ def clopper_pearson_lower(k, n, alpha: float):
     return np.where(k <= 0, 0.0, lo)
 
 
+@proven("proofs/audit/auditor_validity.md")
 def clopper_pearson_upper(k, n, alpha: float):
     """One-sided Clopper–Pearson upper bound: Pr[p > upper] ≤ alpha; 1 when k = n.
 
@@ -488,6 +491,7 @@ def _readonly(x):
 # --------------------------------------------------------------------------- the auditor
 
 
+@proven("proofs/audit/auditor_validity.md")
 def epsilon_lower_bound(
     mechanism: Callable,
     d: Any,

@@ -6,11 +6,15 @@ Example
 >>> results = run_claims(all_claims("continual.thm5.1"))   # doctest: +SKIP
 >>> [r.verdict.value for r in results]                      # doctest: +SKIP
 ['holds']
+
+Claims from outside the package (a file, a folder, a dotted module):
+
+>>> claims = load_sources(["examples/gaussian_mechanism"])   # doctest: +SKIP
 """
 
 from dpverify.claims.evidence import to_jsonable
 from dpverify.claims.model import Claim, Method, Outcome, Result, Source, Verdict
-from dpverify.claims.registry import all_claims, claim, get_claim, load_rooms, register, unregister
+from dpverify.claims.registry import all_claims, claim, get_claim, load_rooms, load_sources, register, unregister
 from dpverify.claims.runner import result_to_json, run_claim, run_claims
 
 __all__ = [
@@ -24,6 +28,7 @@ __all__ = [
     "claim",
     "get_claim",
     "load_rooms",
+    "load_sources",
     "register",
     "unregister",
     "run_claim",

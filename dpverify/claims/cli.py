@@ -31,16 +31,50 @@ def _short(evidence: dict, width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from dpverify.claims import all_claims, result_to_json, run_claims
+def _select(args: argparse.Namespace) -> list:
+    """The claims a command works on: those of the named sources, or every room's; then ``--only``."""
+    from dpverify.claims.registry import all_claims, load_sources, select
 
-    claims = all_claims(args.only)
+    if args.sources:
+        return select(load_sources(args.sources), args.only)
+    return all_claims(args.only)
+
+
+def _baseline_options(args: argparse.Namespace) -> None:
+    """Check the baseline options before any claim runs (a bad file costs nothing)."""
+    from dpverify._io import check_output_path
+    from dpverify.claims.baseline import load_baseline
+
+    if args.baseline and args.update_baseline:
+        raise ValueError("give either --baseline (check) or --update-baseline (write), not both")
+    for name in ("rtol", "atol"):
+        v = getattr(args, name)
+        if not v >= 0 or v == float("inf"):
+            raise ValueError(f"--{name} must be a finite number >= 0, got {v!r}")
+    if args.baseline:
+        args.baseline_data = load_baseline(args.baseline)
+    if args.update_baseline:
+        p = check_output_path(args.update_baseline, force=True, name="--update-baseline")
+        if p.exists():
+            load_baseline(p)  # never replace a file that is not a baseline
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from dpverify.claims import result_to_json
+    from dpverify.claims.runner import errors_first, run_claims
+
+    if args.timeout is not None and not (args.timeout > 0 and args.timeout != float("inf")):
+        raise ValueError(f"--timeout must be a finite number of seconds > 0, got {args.timeout!r}")
+    _baseline_options(args)
+    claims = _select(args)
     if not claims:
         print("no claim matches --only " + repr(args.only) if args.only else "no claims registered", file=sys.stderr)
         return 2
     if args.json:
         results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout)
-        json.dump([result_to_json(r) for r in results], sys.stdout, indent=2, ensure_ascii=False)
+        results = errors_first(results)
+        js = [result_to_json(r) for r in results]
+        json.dump(js, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
         console = _console()
@@ -60,39 +94,70 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 bar.update(task, advance=1, description=r.claim.id)
 
             results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout, progress=tick)
-        table = Table(title="dpverify: claims of the papers, checked", show_lines=False)
-        for col in ("claim", "method", "expected", "verdict", "s", "evidence"):
-            table.add_column(col, overflow="fold", no_wrap=col in ("method", "expected", "verdict", "s"))
-        for r in results:
-            v = r.verdict.value
-            mark = "" if r.as_expected else " ✗"
-            table.add_row(
-                r.claim.id,
-                r.claim.method.value,
-                r.claim.expected.value,
-                f"[{_VERDICT_STYLE[v]}]{v}{mark}[/]",
-                f"{r.seconds:.2f}",
-                _short(r.outcome.evidence),
-            )
-        console.print(table)
-        counts = {v: sum(r.verdict.value == v for r in results) for v in _VERDICT_STYLE}
-        bad = [r for r in results if not r.as_expected]
-        console.print(
-            f"{len(results)} claims: "
-            + ", ".join(f"{n} {v}" for v, n in counts.items())
-            + f"; {len(bad)} differ from the expected verdict"
+        results = errors_first(results)
+        js = [result_to_json(r) for r in results]
+        _print_results(console, results)
+    status = 0 if all(r.as_expected for r in results) else 1
+    return max(status, _gate(args, js))
+
+
+def _print_results(console: Console, results: list) -> None:
+    errors = [r for r in results if r.verdict.value == "error"]
+    for r in errors:  # first: a check that did not conclude is the first thing to fix
+        console.print(f"[bold magenta]error[/]: {r.claim.id}: {r.outcome.summary}", markup=True, highlight=False)
+        if r.error:
+            console.print(r.error.rstrip(), markup=False, highlight=False)
+    table = Table(title="dpverify: claims, checked", show_lines=False)
+    for col in ("claim", "method", "expected", "verdict", "s", "evidence"):
+        table.add_column(col, overflow="fold", no_wrap=col in ("method", "expected", "verdict", "s"))
+    for r in results:
+        v = r.verdict.value
+        mark = "" if r.as_expected else " ✗"
+        table.add_row(
+            r.claim.id,
+            r.claim.method.value,
+            r.claim.expected.value,
+            f"[{_VERDICT_STYLE[v]}]{v}{mark}[/]",
+            f"{r.seconds:.2f}",
+            _short(r.outcome.evidence),
         )
-        for r in bad:
-            console.print(f"[red]differs[/]: {r.claim.id} expected {r.claim.expected.value}, got {r.verdict.value}")
-            if r.error:
-                console.print(r.error, markup=False)
-    return 0 if all(r.as_expected for r in results) else 1
+    console.print(table)
+    order = ("error", "holds", "erratum", "refuted", "inconclusive")
+    counts = {v: sum(r.verdict.value == v for r in results) for v in order}
+    bad = [r for r in results if not r.as_expected]
+    console.print(
+        f"{len(results)} claims: "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + f"; {len(bad)} differ from the expected verdict"
+    )
+    for r in bad:
+        if r.verdict.value != "error":
+            console.print(f"[red]differs[/]: {r.claim.id} expected {r.claim.expected.value}, got {r.verdict.value}"
+                          + (f": {r.outcome.summary}" if r.outcome.summary else ""))
+
+
+def _gate(args: argparse.Namespace, js: list[dict]) -> int:
+    """``--baseline``: 1 when the evidence drifted; ``--update-baseline``: write the file."""
+    from dpverify.claims.baseline import baseline_key, drift, entry_of, write_baseline
+
+    current = {baseline_key(j["id"], args.thorough): entry_of(j) for j in js if j["verdict"] != "error"}
+    if args.update_baseline:
+        write_baseline(args.update_baseline, current)
+        print(f"baseline {args.update_baseline}: wrote {len(current)} claims"
+              + (f" ({len(js) - len(current)} errors left out)" if len(js) > len(current) else ""), file=sys.stderr)
+        return 0
+    if args.baseline:
+        lines = drift(args.baseline_data, current, rtol=args.rtol, atol=args.atol)
+        for line in lines:
+            print(f"baseline drift: {line}", file=sys.stderr)
+        if lines:
+            print(f"{len(lines)} differences from the baseline {args.baseline}", file=sys.stderr)
+            return 1
+    return 0
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    from dpverify.claims import all_claims
-
-    claims = all_claims(args.only)
+    claims = _select(args)
     if args.json:
         json.dump(
             [
@@ -123,15 +188,26 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add ``verify`` and ``claims`` to the ``dpverify`` command."""
-    v = subparsers.add_parser("verify", help="run every registered claim's check and print the verdicts")
+    from dpverify.claims.baseline import DEFAULT_ATOL, DEFAULT_RTOL
+
+    srcs = ("files, folders (their claims.py / claims_*.py / *_claims.py files) or dotted modules; "
+            "default: every shipped and installed room")
+    v = subparsers.add_parser("verify", help="run claims' checks and print the verdicts (errors first)")
+    v.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE", help=srcs)
     v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
     v.add_argument("--json", action="store_true", help="print JSON instead of a table")
     v.add_argument("--thorough", action="store_true", help="run the long sweeps too")
     v.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: in-process)")
-    v.add_argument("--timeout", type=float, default=None, help="per-claim time limit in seconds (with --jobs > 1)")
+    v.add_argument("--timeout", type=float, default=None,
+                   help="per-claim time limit in seconds; each claim then runs in its own process")
+    v.add_argument("--baseline", metavar="FILE", help="fail (exit 1) when verdicts or evidence drifted from FILE")
+    v.add_argument("--update-baseline", metavar="FILE", help="write this run's verdicts and evidence to FILE")
+    v.add_argument("--rtol", type=float, default=DEFAULT_RTOL, help=f"relative tolerance of --baseline (default {DEFAULT_RTOL:g})")
+    v.add_argument("--atol", type=float, default=DEFAULT_ATOL, help=f"absolute tolerance of --baseline (default {DEFAULT_ATOL:g})")
     v.set_defaults(func=cmd_verify)
 
-    c = subparsers.add_parser("claims", help="list the registered claims with their sources")
+    c = subparsers.add_parser("claims", help="list claims with their sources")
+    c.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE", help=srcs)
     c.add_argument("--only", metavar="PREFIX")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_claims)

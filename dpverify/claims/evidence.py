@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -16,10 +17,9 @@ def to_jsonable(value: Any) -> Any:
     sympy expressions become ``{"sympy": str, "latex": latex}``; numpy arrays
     lists; non-finite floats the strings ``"inf"``, ``"-inf"``, ``"nan"``.
     """
-    try:
-        import sympy
-    except ImportError:  # pragma: no cover
-        sympy = None
+    # sympy objects exist only if sympy was imported: never import it here (a claims
+    # file without sympy must not pay for it)
+    sympy = sys.modules.get("sympy")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, np.integer)):

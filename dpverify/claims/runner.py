@@ -9,6 +9,7 @@ stuck or dying check only ever costs its own slot.
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import multiprocessing.connection
 import os
@@ -17,24 +18,49 @@ import traceback
 from typing import Any, Callable, Iterable
 
 from dpverify.claims.evidence import to_jsonable
-from dpverify.claims.model import Claim, Outcome, Result, Verdict
+from dpverify.claims.model import Claim, Method, Outcome, Result, Verdict
 from dpverify.claims.registry import get_claim
 
 Progress = Callable[[Result], None]
 
 
+#: The only verdicts an audit (a statistical lower bound) can reach: finding no
+#: violation proves nothing, so an audit never concludes ``holds`` or ``erratum``.
+AUDIT_VERDICTS = frozenset({Verdict.REFUTED, Verdict.INCONCLUSIVE})
+
+
 def run_claim(c: Claim, *, thorough: bool = False) -> Result:
-    """Run one claim's check in this process; exceptions become ``error`` results."""
+    """Run one claim's check in this process; exceptions become ``error`` results.
+
+    So does a check that returns something other than an :class:`Outcome`,
+    and an audit-method check that concludes anything but ``refuted`` or
+    ``inconclusive`` (the engine enforces :data:`AUDIT_VERDICTS`).
+    """
     t0 = time.perf_counter()
     try:
         outcome = c.check(thorough=thorough)
         if not isinstance(outcome, Outcome):
-            raise TypeError(f"check of {c.id} returned {type(outcome).__name__}, not Outcome")
+            raise TypeError(f"the check of claim {c.id!r} returned {type(outcome).__name__}, not an Outcome")
         err = None
     except Exception as exc:  # a crashing check must not stop the others
         err = traceback.format_exc()
-        outcome = Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {exc}"}, summary=f"the check raised {type(exc).__name__}: {exc}")
+        first = (str(exc).strip().splitlines() or [""])[0]
+        outcome = Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {first}"},
+                          summary=f"the check raised {type(exc).__name__}: {first}")
+    if c.method is Method.AUDIT and outcome.verdict is not Verdict.ERROR and outcome.verdict not in AUDIT_VERDICTS:
+        why = (f"an audit can only conclude 'refuted' or 'inconclusive' (finding no violation proves nothing), "
+               f"but the check of {c.id} returned {outcome.verdict.value!r}")
+        outcome = Outcome(Verdict.ERROR, {**dict(outcome.evidence), "error": why,
+                                          "returned_verdict": outcome.verdict.value},
+                          outcome.figure_data, summary=why)
+        err = f"AuditVerdictError: {why}"
     return Result(c, outcome, time.perf_counter() - t0, err)
+
+
+def errors_first(results: Iterable[Result]) -> list[Result]:
+    """The results with the ``error`` ones first (otherwise in the given order)."""
+    results = list(results)
+    return [r for r in results if r.verdict is Verdict.ERROR] + [r for r in results if r.verdict is not Verdict.ERROR]
 
 
 def _run_by_id(claim_id: str, thorough: bool) -> tuple[str, dict, Any, float, str | None, str]:
@@ -248,9 +274,12 @@ def run_claims(
     thorough : bool
         Passed to every check (long sweeps).
     jobs : int
-        1 runs in this process (no time limit enforced); more runs that many
-        worker processes, each claim limited to ``timeout`` seconds (default:
-        the claim's own ``timeout``).
+        1 runs in this process (no time limit enforced) unless ``timeout`` is
+        given; more runs that many worker processes, each claim limited to
+        ``timeout`` seconds (default: the claim's own ``timeout``).
+    timeout : float, optional
+        Per-claim limit in seconds.  Given, every claim runs in its own forked
+        process (also with ``jobs == 1``) and is stopped at the limit.
     progress : callable, optional
         Called with each :class:`Result` as it completes.
     isolate : bool
@@ -261,12 +290,13 @@ def run_claims(
     claims = list(claims)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be > 0, got {timeout!r}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0 or math.isinf(timeout)):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
     results: dict[str, Result] = {}
     if not isinstance(isolate, bool):
         raise TypeError(f"isolate must be a bool, got {isolate!r}")
-    if jobs == 1 and not isolate:
+    if jobs == 1 and not isolate and timeout is None:
         for c in claims:
             r = run_claim(c, thorough=thorough)
             results[c.id] = r

@@ -60,6 +60,7 @@ from dpverify.continual.kary import (
     kary_recombination,
     kary_strategy_matrix,
 )
+from dpverify.proofdocs import proven
 
 __all__ = [
     "binary_levels",
@@ -134,6 +135,7 @@ def binary_levels(n: int, levels: int | None = None) -> int:
     return levels
 
 
+@proven("proofs/continual/baselines_variance.md")
 def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None) -> np.ndarray:
     """Exact MSE of release t: ``2 L² popcount(t) / ε²`` (popcount(t) independent noisy p-sums).
 
@@ -165,6 +167,7 @@ def binary_strategy(n: int, *, levels: int | None = None):
     return (kary_recombination(n, 2) * float(L)).tocsr(), (kary_strategy_matrix(n, 2) / float(L)).tocsr()
 
 
+@proven("proofs/continual/baselines_variance.md")
 def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None) -> np.ndarray:
     """Batch form of Alg. 2 of Chan–Shi–Song: noisy p-sums, then the sums over the set bits of t.
 
@@ -281,6 +284,7 @@ def _straddle_sum(n: int, coef) -> np.ndarray:
     return np.roll(P, -1)  # t = 1..n reads P[t mod n]
 
 
+@proven("proofs/continual/baselines_variance.md")
 def boost_expected_mse(n: int, epsilon: float) -> np.ndarray:
     """Exact MSE of each prefix after Hay's consistency: ``2ℓ²/ε² · wᵀ(HᵀH)⁻¹w``, O(n log n).
 
@@ -300,6 +304,7 @@ def boost_expected_mse(n: int, epsilon: float) -> np.ndarray:
     return 2.0 * ell**2 / eps**2 * q
 
 
+@proven("proofs/continual/baselines_variance.md")
 def privelet_expected_mse(n: int, epsilon: float) -> np.ndarray:
     """Exact MSE of each prefix from Privelet: ``2ρ²/ε² (t²/n² + Σ_h g_h(t)²/4^h)``, ρ = 1 + log2 n.
 
@@ -318,6 +323,7 @@ def privelet_expected_mse(n: int, epsilon: float) -> np.ndarray:
     return 2.0 * rho**2 / eps**2 * q
 
 
+@proven("proofs/continual/baselines_variance.md")
 def static_total_mse(n: int, epsilon: float, method: str) -> float:
     """Σ_t MSE(t) of ``boost`` or ``privelet`` in O(log n) by summing the closed forms over t.
 
@@ -455,6 +461,7 @@ def _tree_levels(a: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+@proven("proofs/continual/baselines_variance.md")
 def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
     """Noisy tree (Lap(ℓ/ε) per node), Hay et al.'s two-pass least squares, prefix sums of the leaves.
 
@@ -487,6 +494,7 @@ def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     return np.cumsum(u)
 
 
+@proven("proofs/continual/baselines_variance.md")
 def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
     """Haar coefficients + Lap(ρ/(ε W(c))), inverse transform, prefix sums.
 
@@ -546,6 +554,7 @@ def honaker_level_weights(n: int, branching: int = 2, weights="uniform") -> np.n
     return w
 
 
+@proven("proofs/continual/baselines_variance.md")
 def honaker_level_variances(shares: np.ndarray, branching: int, epsilon: float) -> np.ndarray:
     """v_j: variance of the best estimate of one level-j block total from its subtree.
 
@@ -739,6 +748,7 @@ def honaker_strategy(n: int, *, branching: int = 2, weights="uniform"):
     return R.tocsr(), A
 
 
+@proven("proofs/continual/baselines_variance.md")
 def honaker_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int = 2,
                     weights="uniform") -> np.ndarray:
     """Batch form: noisy tree, bottom-up BLUE of every block, s_t = Σ of t's complete blocks.

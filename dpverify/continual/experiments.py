@@ -35,6 +35,7 @@ from dpverify.continual.baselines import (
 )
 from dpverify.continual.fda import fda_optimum
 from dpverify.continual.kary import best_branching, check_branching
+from dpverify.proofdocs import proven
 
 __all__ = [
     "NaiveCrossover",
@@ -212,6 +213,7 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
     return StaticComparison(ms, np.array(bo), np.array(pr), np.array(fd))
 
 
+@proven("proofs/continual/baselines_lower_bound.md")
 def w_singular_values(n: int) -> np.ndarray:
     """Singular values of the n×n lower-triangular ones matrix W, descending:
     ``σ_j = 1 / (2 sin((2j − 1)π / (2(2n + 1))))``, j = 1..n (``proofs/continual/baselines_lower_bound.md``).
@@ -226,6 +228,7 @@ def w_singular_values(n: int) -> np.ndarray:
     return 1.0 / (2.0 * np.sin((2 * j - 1) * np.pi / (2.0 * (2 * n + 1))))  # proof: w-singular
 
 
+@proven("proofs/continual/baselines_lower_bound.md")
 def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
     """Lower bound on the total MSE of ``R (A a + Lap(1/ε))`` over all R·A = W with ||A||_1 <= 1:
     ``(2/ε²) ||W||_*² / n`` (nuclear norm; Li–Miklau's SVD bound, valid since column l1 >= l2).

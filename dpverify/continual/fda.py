@@ -41,6 +41,7 @@ from dpverify.continual.fenwick import (
     weighted_strategy,
 )
 from dpverify.continual.methods import ContinualMethod, register_method
+from dpverify.proofdocs import proven
 
 __all__ = [
     "fda_errors",
@@ -62,6 +63,7 @@ __all__ = [
 _GUARD = 1e-12
 
 
+@proven("proofs/continual/fda_derivation.md")
 def fda_errors(levels: int) -> np.ndarray:
     """``err_0..err_levels``: the optimum of (5.10) for n = 2^m - 1, m = 0..levels (err_0 = 0).
 
@@ -78,6 +80,7 @@ def fda_errors(levels: int) -> np.ndarray:
     return err
 
 
+@proven("proofs/continual/fda_any_n.md")
 def fda_level_shares(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The node's own share ℓ of its budget: ``(inner[k], root[k])`` for level k = 0..floor(log2 n).
 
@@ -103,6 +106,7 @@ def fda_level_shares(n: int) -> tuple[np.ndarray, np.ndarray]:
     return inner, root
 
 
+@proven("proofs/continual/fda_any_n.md")
 def fda_optimum(n: int) -> float:
     """Minimum of f in (5.10) for n: ``Σ_roots (c_r^(1/3) + err_k^(1/3))³``; the total MSE is 2/ε² times it.
 
@@ -120,6 +124,7 @@ def fda_optimum(n: int) -> float:
     return float(np.sum((np.cbrt(c[bits]) + np.cbrt(err[bits])) ** 3))  # proof: optimum
 
 
+@proven("proofs/continual/fda_any_n.md")
 def fda_weights(n: int) -> np.ndarray:
     """The optimal λ_1..λ_n of (5.10) for any n >= 1, in O(n) (all λ for n = 2^25 - 1 well under a second).
 
@@ -341,6 +346,7 @@ def solve_diagonal_cvxpy(n: int, *, tol: float = 1e-12) -> tuple[np.ndarray, flo
     return 1.0 / np.asarray(x.value, dtype=float), float(prob.value * scale)
 
 
+@proven("proofs/continual/fda_any_n.md")
 def kkt_certificate(n: int, weights=None) -> dict:
     """KKT check of λ for (5.10): multipliers μ = M⁻¹ (2 w / λ³) must be >= 0, complementary.
 

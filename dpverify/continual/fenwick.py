@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
+from dpverify.proofdocs import proven
 
 __all__ = [
     "lowbit",
@@ -53,6 +54,7 @@ __all__ = [
 ]
 
 
+@proven("proofs/continual/fenwick_forest.md")
 def lowbit(x):
     """The lowest set bit ``x & -x`` (Alg. 5.1), for an int or an integer array, x >= 1.
 
@@ -133,6 +135,7 @@ def fenwick_strategy(n: int) -> sp.csr_matrix:
     )
 
 
+@proven("proofs/continual/fenwick_forest.md")
 def fenwick_recombination(n: int) -> sp.csr_matrix:
     """The recombination B of Alg. 5.3 (``B[p, pt]``, ``pt -= lowbit(pt)``), CSR, 0/1 entries.
 
@@ -184,6 +187,7 @@ def fenwick_roots(n: int) -> np.ndarray:
     return np.array(out[::-1], dtype=np.int64)
 
 
+@proven("proofs/continual/fenwick_forest.md")
 def column_sq_norms(n: int) -> np.ndarray:
     """``||B(:, i)||^2`` for i = 1..n: how many releases use node i.
 
@@ -224,6 +228,7 @@ def _node_sums_inplace(c: np.ndarray) -> np.ndarray:
     return c
 
 
+@proven("proofs/continual/fenwick_forest.md")
 def descent_sums(x) -> np.ndarray:
     """``B x``: ``y_p = x_p + y_{p - lowbit(p)}`` (eq. 5.6), O(n) strided passes over the levels.
 
@@ -248,6 +253,7 @@ def descent_sums(x) -> np.ndarray:
     return y[1:]
 
 
+@proven("proofs/continual/fenwick_forest.md")
 def strategy_column_sums(weights) -> np.ndarray:
     """``(Σ M)^T 1``: for each count a_p the sum of the weights on its upward path.
 

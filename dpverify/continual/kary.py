@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
+from dpverify.proofdocs import proven
 
 __all__ = [
     "check_branching",
@@ -208,6 +209,7 @@ def kary_recombination(n: int, k: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(r.size), (r - 1, c - 1)), shape=(n, n))
 
 
+@proven("proofs/continual/kary_recursion.md")
 def kary_column_sq_norms(n: int, k: int) -> np.ndarray:
     """``||B(:, i)||²``: the releases that use node i.
 
@@ -265,6 +267,7 @@ def _groups(n: int, k: int):
         pos += d * k**j
 
 
+@proven("proofs/continual/kary_recursion.md")
 def kary_optimum(n: int, k: int) -> float:
     """Minimum of f in (5.10) for the k-ary tree of n nodes (total MSE = 2/ε² times it).
 
@@ -479,6 +482,7 @@ def _resolve(n, branching, objective):
     return best_branching(n, objective) if branching is None else check_branching(branching)
 
 
+@proven("proofs/continual/kary_recursion.md")
 def kary_expected_mse(
     n: int, epsilon: float, *, branching: int | None = None, objective: str = "total", noise: str = "laplace"
 ) -> np.ndarray:
@@ -549,6 +553,7 @@ def _node_noise(lam: np.ndarray, eps: float, g: np.random.Generator, noise: str)
     return discrete_laplace(1.0 / (eps * lam), lam.size, g)
 
 
+@proven("proofs/continual/kary_recursion.md")
 def kary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
                  objective: str = "total") -> np.ndarray:
     """Batch release ``B Σ⁻¹ (Σ M a + Lap(1/ε))``; ``noise="discrete"``: ``B (M a + DLap(1/(ελ)))``, integers.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import check_finite_array
+from dpverify.proofdocs import proven
 
 
 def check_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
@@ -24,6 +25,7 @@ def check_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+@proven("proofs/pca/corrected_ppca_dp.md")
 def public_normalise(X: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Map to [0, 1] with public bounds, clipping values outside them (data-independent map)."""
     return np.clip((X - lo) / (hi - lo), 0.0, 1.0)  # proof: public-normalise

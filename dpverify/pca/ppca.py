@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify._validation import as_generator, check_finite_array, check_positive_int
+from dpverify.proofdocs import proven
 
 __all__ = ["PPCA", "PPCAFit", "check_data", "check_k", "fit_ppca", "minmax_normalise", "sample_from_scores"]
 
@@ -146,6 +147,7 @@ def fit_ppca(Xn: np.ndarray, k: int) -> PPCAFit:
     return PPCAFit(mean=mu, eigvals=np.maximum(lam[order], 0.0), U=U[:, order], k=k)  # Σ is PSD: clip round-off
 
 
+@proven("proofs/pca/ppca_model.md")
 def sample_from_scores(fit: PPCAFit, K: np.ndarray, rng) -> np.ndarray:
     """Steps 6–9 of Alg. 1 (7–10 of Alg. 2): posterior draw s_i, then x′_i ~ N(W s_i + μ, σ² I).
 

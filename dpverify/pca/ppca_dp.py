@@ -29,10 +29,12 @@ import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_real
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise, sample_from_scores
+from dpverify.proofdocs import proven
 
 __all__ = ["PPCADP", "paper_sensitivity"]
 
 
+@proven("proofs/pca/thm3_counterexample.md")
 def paper_sensitivity(k: int, p: int) -> float:
     """Δ₁ = √(k p): ℓ1 bound on the change of one score row for rows in [0, 1]^p (our reading of eqs. 17–18).
 

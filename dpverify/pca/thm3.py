@@ -40,6 +40,7 @@ from scipy import stats
 
 from dpverify._validation import check_epsilon, check_finite_array, check_real
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
+from dpverify.proofdocs import proven
 
 __all__ = [
     "adult_pair",
@@ -113,6 +114,7 @@ def flip_pair(m: int = 25) -> tuple[np.ndarray, np.ndarray]:
     return D, Dp
 
 
+@proven("proofs/pca/thm3_counterexample.md")
 def feature2_law(X) -> tuple[float, float]:
     """(mean, variance) of every published feature-2 value of PPCA / PPCA-DP at k = 1, p = 2.
 
@@ -136,6 +138,7 @@ def feature2_law(X) -> tuple[float, float]:
     return float(X[:, 1].mean()), float(X[:, 1].var())  # proof: feature2-law
 
 
+@proven("proofs/pca/thm3_counterexample.md")
 def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: float) -> float:
     """Exact δ(ε) = sup_S P₁(S) − e^ε P₂(S) for P₁ = N(m₁, v₁), P₂ = N(m₂, v₂) on ℝ.
 

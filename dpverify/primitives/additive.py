@@ -15,6 +15,7 @@ import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real
 from dpverify.primitives.sampling import discrete_laplace, laplace
+from dpverify.proofdocs import proven
 
 __all__ = ["geometric_mechanism", "laplace_mechanism", "laplace_scale", "safe_laplace_mechanism"]
 
@@ -30,6 +31,7 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return check_real(sensitivity, "sensitivity", positive=True) / check_epsilon(epsilon)
 
 
+@proven("proofs/primitives/laplace_dp.md")
 def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=None) -> np.ndarray:
     """f(D) + Lap(Δf/ε), independently per entry of ``value`` (or ``size`` draws of a scalar).
 
@@ -77,6 +79,7 @@ def _grid_sensitivity(sensitivity: float, grid: float, entries: int) -> int:
     return math.floor(sensitivity / grid) + entries
 
 
+@proven("proofs/audit/auditor_fp.md")
 def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=None, *, grid: float = 2.0**-10):
     """ε-DP Laplace-type release without floating-point leaks: outputs on the grid g·ℤ.
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from dpverify._validation import check_real, check_epsilon, check_finite_array, check_probability_vector
+from dpverify.proofdocs import proven
 
 __all__ = ["BudgetExceeded", "Accountant", "parallel_epsilon", "product_law", "sequential_epsilon"]
 
@@ -21,6 +22,7 @@ class BudgetExceeded(ValueError):
     """A spend would take the accountant past its budget (nothing was spent)."""
 
 
+@proven("proofs/primitives/composition.md")
 def sequential_epsilon(epsilons) -> float:
     """Σ ε_i: the budget of running ε_i-DP mechanisms one after another on the same data.
 
@@ -35,6 +37,7 @@ def sequential_epsilon(epsilons) -> float:
     return float(e.sum())  # proof: seq-sum
 
 
+@proven("proofs/primitives/composition.md")
 def parallel_epsilon(epsilons) -> float:
     """max ε_i: the budget of ε_i-DP mechanisms each run on a disjoint subset of the data.
 
@@ -49,6 +52,7 @@ def parallel_epsilon(epsilons) -> float:
     return float(e.max())  # proof: par-max
 
 
+@proven("proofs/primitives/composition.md")
 def product_law(*laws) -> np.ndarray:
     """The law of the tuple of independent outputs, flattened (outer product of the laws).
 

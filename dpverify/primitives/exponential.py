@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real
+from dpverify.proofdocs import proven
 
 __all__ = ["exponential_mechanism", "exponential_probabilities"]
 
 
+@proven("proofs/primitives/exponential_mechanism.md")
 def exponential_probabilities(scores, sensitivity: float, epsilon: float, *, factor: float = 2.0) -> np.ndarray:
     """Output law p_φ = exp(ε q_φ / (factor·Δq)) / Σ exp(...); ``factor=2`` is the ε-DP mechanism.
 

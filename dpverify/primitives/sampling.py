@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import as_generator, check_finite_array
+from dpverify.proofdocs import proven
 
 __all__ = ["laplace", "discrete_laplace"]
 
@@ -37,6 +38,7 @@ def laplace(scale, size=None, rng=None) -> np.ndarray:
     return g.laplace(0.0, s, size=size)
 
 
+@proven("proofs/primitives/discrete_laplace_sampler.md")
 def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     """Two-sided geometric noise: P(K = k) = (1 − r)/(1 + r) · r^|k|, r = exp(−1/scale).
 

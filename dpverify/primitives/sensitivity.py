@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import check_finite_array
+from dpverify.proofdocs import proven
 
 __all__ = ["l1_sensitivity", "substitution_sensitivity"]
 
@@ -26,6 +27,7 @@ def _matrix(A):
     return check_finite_array(A, "A", ndim=2)
 
 
+@proven("proofs/primitives/interactive_example.md")
 def l1_sensitivity(A) -> float:
     """Add/remove-one sensitivity max_j Σ_i |A_ij| of f(x) = A x (dense or scipy.sparse A).
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.primitives.sampling import laplace
+from dpverify.proofdocs import proven
 
 __all__ = ["laplace_alpha", "laplace_failure_probability", "simulate_failure_probability"]
 
@@ -24,6 +25,7 @@ def _beta(beta) -> float:
     return b
 
 
+@proven("proofs/primitives/usefulness.md")
 def laplace_alpha(sensitivity: float, epsilon: float, m: int, beta: float) -> float:
     """α = (Δf/ε)·ln(m/β): the union-bound accuracy of m Laplace answers with failure ≤ β.
 

@@ -182,9 +182,9 @@ def render_html(
     evidence = evidence or {}
     figures = figures or {}
     if proofs_root is None:
-        from dpverify.proofdocs import repo_root
+        from dpverify.proofdocs import proofs_root as _shipped_proofs
 
-        proofs_root = repo_root() / "proofs"
+        proofs_root = _shipped_proofs()  # the source tree's proofs/, or the copy inside an installed wheel
     proofs_root = Path(proofs_root)
     prov = doc.get("provenance", {}) or {}
 

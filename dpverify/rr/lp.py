@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+from dpverify.proofdocs import proven
 
 __all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]
 
@@ -62,6 +63,7 @@ class LPSolution:
     certificate: Certificate
 
 
+@proven("proofs/rr/nary_optimum.md")
 def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output"):
     """(c, A_ub, b_ub, A_eq, b_eq) of the utility LP (sparse CSR matrices).
 
@@ -130,13 +132,9 @@ def certify(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> Certificate:
     >>> round(certify(c, A_ub, b_ub, A_eq, b_eq, sol.P.ravel(), sol.y_ub, sol.y_eq + 0.1).duality_gap, 12)
     0.2
     """
-    slack = b_ub - A_ub @ x
-    r = A_ub.T @ y_ub + A_eq.T @ y_eq - c  # reduced costs of the max problem
-    primal = max(0.0, float(np.max(-slack, initial=0.0)), float(np.max(np.abs(A_eq @ x - b_eq))), float(np.max(-x, initial=0.0)))
-    dual = max(0.0, float(np.max(-y_ub, initial=0.0)), float(np.max(-r, initial=0.0)))
-    cs = max(float(np.max(np.abs(y_ub * slack), initial=0.0)), float(np.max(np.abs(x * r), initial=0.0)))
-    gap = abs(float(c @ x) - float(b_ub @ y_ub + b_eq @ y_eq))
-    return Certificate(primal, dual, cs, gap)
+    from dpverify.toolkit.lp import lp_residuals  # the one implementation (dpverify.toolkit)
+
+    return Certificate(*lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq))
 
 
 def solve_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output", solver: str = "highs") -> LPSolution:

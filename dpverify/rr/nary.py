@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+from dpverify.proofdocs import proven
 
 __all__ = [
     "ExactOptimum",
@@ -55,6 +56,7 @@ def _check_pi(pi: Any) -> np.ndarray:
     return p
 
 
+@proven("proofs/rr/nary_optimum.md")
 def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     """(S, M*): the k most likely inputs attaining M* = max_k E Π_k / (E + k − 1), and M*.
 
@@ -77,6 +79,7 @@ def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     return np.sort(order[:kstar]), float(Mk[kstar - 1])
 
 
+@proven("proofs/rr/nary_optimum.md")
 def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     """u* = δ + (1 − δ) max_k E Π_k / (E + k − 1) of model (19)–(20).
 
@@ -91,6 +94,7 @@ def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     return dlt + (1 - dlt) * M  # proof: nary-u
 
 
+@proven("proofs/rr/nary_optimum.md")
 def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, float]:
     """A utility-optimal (ε, δ)-LDP design matrix for prior ``pi`` and its utility.
 
@@ -250,26 +254,23 @@ def verify_certificate_exact(pi: Any, E: Any, delta: Any, opt: ExactOptimum) -> 
     P, mu, lam = opt.P, opt.mu, opt.lam
     if len(P) != n or any(len(r) != n for r in P) or len(mu) != n:
         raise ValueError("certificate dimensions do not match pi")
-    primal = all(x >= 0 for r in P for x in r) and all(sum(r) == 1 for r in P)
-    slack = {(a, c, j): d - P[a][j] + E * P[c][j] for a in range(n) for c in range(n) if a != c for j in range(n)}
-    primal = primal and all(s >= 0 for s in slack.values())
-    lam_ok = all(v >= 0 and key in slack for key, v in lam.items())
-    r = [[mu[i] - (p[i] if i == j else 0) for j in range(n)] for i in range(n)]
-    for (a, c, j), v in lam.items():
-        r[a][j] += v  # p_aj appears with +1 in constraint (a, c, j)
-        r[c][j] -= E * v  # p_cj appears with −E
-    dual = lam_ok and all(x >= 0 for row in r for x in row)
-    cs = all(v * slack[key] == 0 for key, v in lam.items() if key in slack) and all(
-        P[i][j] * r[i][j] == 0 for i in range(n) for j in range(n)
-    )
-    primal_obj = sum(p[i] * P[i][i] for i in range(n))
-    dual_obj = sum(mu) + d * sum(lam.values())
-    return {
-        "primal_feasible": primal,
-        "dual_feasible": dual,
-        "complementary_slackness": cs,
-        "zero_gap": primal_obj == dual_obj == opt.u,
-    }
+    from dpverify.toolkit.lp import exact_lp_certificate  # the one exact verifier (dpverify.toolkit)
+
+    keys = [(a, c, j) for a in range(n) for c in range(n) if a != c for j in range(n)]
+    row = {k: r for r, k in enumerate(keys)}
+    if any(key not in row for key in lam):
+        return {"primal_feasible": False, "dual_feasible": False, "complementary_slackness": False, "zero_gap": False}
+    A_ub = {}
+    for r, (a, c, j) in enumerate(keys):  # p_aj − E p_cj ≤ δ
+        A_ub[(r, a * n + j)] = Fraction(1)
+        A_ub[(r, c * n + j)] = -E
+    A_eq = {(i, i * n + j): Fraction(1) for i in range(n) for j in range(n)}  # Σ_j p_ij = 1
+    cvec = [p[i] if i == j else Fraction(0) for i in range(n) for j in range(n)]
+    y_ub = [lam.get(k, Fraction(0)) for k in keys]
+    cert = exact_lp_certificate(cvec, A_ub, [d] * len(keys), A_eq, [Fraction(1)] * n,
+                                [P[i][j] for i in range(n) for j in range(n)], y_ub, list(mu))
+    cert["zero_gap"] = cert["zero_gap"] and sum(p[i] * P[i][i] for i in range(n)) == opt.u
+    return cert
 
 
 # ----------------------------------------------------------------------------- extreme points (small n)

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
+from dpverify.proofdocs import proven
 
 __all__ = [
     "BinaryRegime",
@@ -49,6 +50,7 @@ p00, p11 = sp.symbols("p00 p11", real=True)
 _t, _s = sp.symbols("t s", positive=True)
 
 
+@proven("proofs/rr/binary_optimum.md")
 def sign_everywhere(expr: sp.Expr, with_delta: bool) -> int | None:
     """The sign of ``expr`` for every E > 1 (and every δ ∈ (0, 1)), or None if it changes.
 
@@ -111,6 +113,7 @@ def binary_constraints(with_delta: bool = True) -> list[tuple[sp.Expr, str]]:
     ]
 
 
+@proven("proofs/rr/binary_optimum.md")
 @lru_cache(maxsize=None)
 def binary_vertices(with_delta: bool = True) -> tuple[tuple[sp.Expr, sp.Expr], ...]:
     """Vertices (p00, p11) of the feasible region, valid for all E > 1 (and δ ∈ (0, 1)).
@@ -271,6 +274,7 @@ def symbolic_optimum(delta_value: sp.Expr | float | None = None) -> sp.Piecewise
 # ----------------------------------------------------------------------------- simplex check
 
 
+@proven("proofs/rr/binary_optimum.md")
 def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
     """(A, b, C) of the paper's standard form max CX, AX = b, X ≥ 0 (x1 = p00, x2 = p11).
 
@@ -302,6 +306,7 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
     return A, b, C
 
 
+@proven("proofs/rr/binary_optimum.md")
 def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool = False):
     """Reduced costs σ_j = c_j − c_B B⁻¹ a_j of the non-basic columns and the basic solution.
 

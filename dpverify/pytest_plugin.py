@@ -1,0 +1,218 @@
+"""pytest plugin: the claims in ``claims_*.py`` / ``*_claims.py`` files become test items.
+
+Installed with dpverify (entry point ``pytest11: dpverify``), so ``pytest
+FILE`` collects the claims a claims file registers with
+:func:`dpverify.claims.claim`.  Each claim gives two items:
+
+- ``FILE::room.name`` runs ``check(thorough=False)``;
+- ``FILE::room.name[thorough]`` runs ``check(thorough=True)`` and is marked
+  ``slow``, so ``-m "not slow"`` skips it.
+
+An item passes when the verdict equals the claim's expected verdict; an
+``error`` verdict always fails.  On failure the report shows the verdict,
+the summary, the evidence and, for an error, the traceback.
+
+Options: ``--dpverify-baseline FILE`` fails an item whose verdict or evidence
+drifted from FILE beyond ``--dpverify-rtol`` / ``--dpverify-atol`` (see
+:mod:`dpverify.claims.baseline`); with ``--dpverify-update-baseline`` the run
+writes FILE instead (the only way the plugin writes it).  The ini option
+``dpverify_claims_files`` (default ``claims_*.py *_claims.py``) sets the file
+patterns; ``dpverify_baseline`` a default baseline file.
+
+Which files: a file matching the patterns *and* pytest's ``python_files``
+(e.g. ``test_x_claims.py``) is an ordinary test module and left to pytest; a
+matching file is imported only if its text mentions ``dpverify`` and
+``claim``, and it yields the claims its import registers (a helper module
+that registers claims only when a function of it is called yields none).
+
+The module imports nothing but pytest and the standard library until a claims
+file is collected, so an installed dpverify costs other projects' test runs
+nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: No Python API: the hooks below are called by pytest, the classes built by them.
+__all__: list[str] = []
+
+DEFAULT_PATTERNS = ("claims_*.py", "*_claims.py")
+_ENTRIES = pytest.StashKey[dict]()
+_BASELINE = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dpverify", "dpverify claims")
+    group.addoption("--dpverify-baseline", metavar="FILE", default=None,
+                    help="fail claims whose verdict or evidence drifted from this baseline file")
+    group.addoption("--dpverify-update-baseline", action="store_true", default=False,
+                    help="write the verdicts and evidence of the claims that ran to the baseline file")
+    group.addoption("--dpverify-rtol", type=float, default=None, help="relative tolerance of the baseline gate")
+    group.addoption("--dpverify-atol", type=float, default=None, help="absolute tolerance of the baseline gate")
+    parser.addini("dpverify_claims_files", type="args", default=list(DEFAULT_PATTERNS),
+                  help="glob patterns of the files whose dpverify claims become test items")
+    parser.addini("dpverify_baseline", default="", help="default baseline file of --dpverify-baseline")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: long checks (a dpverify claim's thorough run); deselect with -m 'not slow'")
+    config.addinivalue_line("markers", "dpverify: a claim checked by dpverify")
+    path = _baseline_path(config)
+    config.stash[_ENTRIES] = {}
+    config.stash[_BASELINE] = None
+    if config.getoption("dpverify_update_baseline"):
+        if not path:
+            raise pytest.UsageError("--dpverify-update-baseline needs --dpverify-baseline FILE (or the "
+                                    "dpverify_baseline ini option)")
+        from dpverify._io import OutputError, check_output_path
+
+        try:
+            p = check_output_path(path, force=True, name="--dpverify-baseline")
+            if p.exists():
+                _load(p)  # never replace a file that is not a baseline
+        except (OutputError, ValueError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+    elif path:
+        config.stash[_BASELINE] = _load(path)
+    for name in ("rtol", "atol"):
+        v = config.getoption(f"dpverify_{name}")
+        if v is not None and not (v >= 0 and v != float("inf")):
+            raise pytest.UsageError(f"--dpverify-{name} must be a finite number >= 0, got {v!r}")
+
+
+def _baseline_path(config: pytest.Config) -> str | None:
+    opt = config.getoption("dpverify_baseline")
+    if opt:
+        return opt
+    ini = config.getini("dpverify_baseline")
+    return str(config.rootpath / ini) if ini else None
+
+
+def _load(path: Any) -> dict:
+    from dpverify.claims.baseline import load_baseline
+
+    try:
+        return load_baseline(path)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if file_path.suffix != ".py":
+        return None
+    name = file_path.name
+    config = parent.config
+    if not any(fnmatch.fnmatch(name, p) for p in config.getini("dpverify_claims_files")):
+        return None
+    if any(fnmatch.fnmatch(name, p) for p in config.getini("python_files")):
+        return None  # an ordinary test module: pytest's own collector has it
+    try:
+        text = file_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if "dpverify" not in text or "claim" not in text:
+        return None
+    return ClaimsFile.from_parent(parent, path=file_path)
+
+
+class ClaimsFile(pytest.Module):
+    """A claims file: imported the way pytest imports test modules; yields its claims."""
+
+    def collect(self):
+        from dpverify.claims import registry
+
+        before = dict(registry._REGISTRY)
+        mod = self.obj  # the import (pytest's import mode, sys.path and error reporting)
+        files = {str(Path(mod.__file__).resolve())} if getattr(mod, "__file__", None) else set()
+        for c in sorted(registry._claims_of(files, before), key=lambda c: c.id):
+            yield ClaimItem.from_parent(self, name=c.id, claim=c, thorough=False)
+            yield ClaimItem.from_parent(self, name=f"{c.id}[thorough]", claim=c, thorough=True)
+
+
+class ClaimFailed(Exception):
+    """A claim's verdict differs from the expected one (or is an error), or its evidence drifted."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+class ClaimItem(pytest.Item):
+    """One run of one claim's check."""
+
+    def __init__(self, *, claim, thorough: bool, **kw):
+        super().__init__(**kw)
+        self.claim = claim
+        self.thorough = thorough
+        self.add_marker("dpverify")
+        if thorough:
+            self.add_marker("slow")
+
+    def runtest(self) -> None:
+        from dpverify.claims.baseline import DEFAULT_ATOL, DEFAULT_RTOL, baseline_key, drift, entry_of
+        from dpverify.claims.runner import result_to_json, run_claim
+
+        r = run_claim(self.claim, thorough=self.thorough)
+        js = result_to_json(r)
+        key = baseline_key(self.claim.id, self.thorough)
+        if not r.as_expected:
+            raise ClaimFailed(_describe(js, r.error))
+        entry = entry_of(js)
+        self.config.stash[_ENTRIES][key] = entry
+        base = self.config.stash[_BASELINE]
+        if base is not None:
+            opt = self.config.getoption
+            lines = drift(base, {key: entry},
+                          rtol=DEFAULT_RTOL if opt("dpverify_rtol") is None else opt("dpverify_rtol"),
+                          atol=DEFAULT_ATOL if opt("dpverify_atol") is None else opt("dpverify_atol"))
+            if lines:
+                raise ClaimFailed(f"claim {self.claim.id}: drifted from the baseline {_baseline_path(self.config)}\n"
+                                  + "\n".join(f"  {ln}" for ln in lines))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ClaimFailed):
+            return excinfo.value.text
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, None, f"dpverify claim {self.name}"
+
+
+def _describe(js: dict, tb: str | None) -> str:
+    lines = [
+        f"claim {js['id']}: expected {js['expected']}, got {js['verdict']}",
+        f"  statement: {js['statement']}",
+        f"  source:    {js['source']}",
+        f"  method:    {js['method']}",
+    ]
+    if js.get("summary"):
+        lines.append(f"  summary:   {js['summary']}")
+    lines.append("  evidence:")
+    for k, v in (js.get("evidence") or {}).items():
+        s = json.dumps(v, ensure_ascii=False)
+        lines.append(f"    {k} = {s if len(s) <= 400 else s[:399] + '…'}")
+    if tb:
+        lines += ["", tb.rstrip()]
+    return "\n".join(lines)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if not config.getoption("dpverify_update_baseline"):
+        return
+    entries = config.stash.get(_ENTRIES, {})
+    if not entries:
+        return
+    from dpverify.claims.baseline import write_baseline
+
+    path = _baseline_path(config)
+    write_baseline(path, entries)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"dpverify: wrote {len(entries)} claims to the baseline {path}")

@@ -1,0 +1,221 @@
+"""An LP optimum certified by its dual: exactly in rationals where possible.
+
+The LP, as a maximisation in standard form::
+
+    max  c·x   s.t.  A_ub x ≤ b_ub  (multipliers y_ub ≥ 0),  A_eq x = b_eq  (y_eq free),  x ≥ 0,
+
+has the dual ``min b_ub·y_ub + b_eq·y_eq`` s.t. ``A_ubᵀ y_ub + A_eqᵀ y_eq ≥ c``.
+A feasible primal–dual pair with equal objectives is optimal (weak duality),
+so checking the pair needs no trust in the solver.  :func:`lp_optimum` solves
+with HiGHS (scipy), rounds the primal and dual vectors to nearby rationals
+and checks the pair in exact arithmetic (:func:`exact_lp_certificate`); when
+the rounded pair does not verify exactly, the float residuals
+(:func:`lp_residuals`) are reported and the optimum is certified only to
+their size.  Data given as floats are read as the decimals they print as
+(``0.1`` → 1/10); pass :class:`fractions.Fraction` or strings for other values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = ["LPOptimum", "exact_lp_certificate", "lp_optimum", "lp_residuals"]
+
+_MAX_EXACT_NNZ = 2_000_000
+
+
+def lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple[float, float, float, float]:
+    """Float residuals of a primal–dual pair of the max-form LP (all 0 at an exact optimum).
+
+    Returns ``(primal_infeasibility, dual_infeasibility, complementary_slackness, duality_gap)``.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 1.0]]); c = np.array([1.0, 2.0])
+    >>> lp_residuals(c, A, np.array([1.0]), np.zeros((0, 2)), np.zeros(0), np.array([0.0, 1.0]),
+    ...              np.array([2.0]), np.zeros(0))
+    (0.0, 0.0, 0.0, 0.0)
+    """
+    slack = b_ub - A_ub @ x
+    r = A_ub.T @ y_ub + A_eq.T @ y_eq - c  # reduced costs of the max problem
+    eq = np.abs(A_eq @ x - b_eq)
+    primal = max(0.0, float(np.max(-slack, initial=0.0)), float(np.max(eq, initial=0.0)), float(np.max(-x, initial=0.0)))
+    dual = max(0.0, float(np.max(-y_ub, initial=0.0)), float(np.max(-r, initial=0.0)))
+    cs = max(float(np.max(np.abs(y_ub * slack), initial=0.0)), float(np.max(np.abs(x * r), initial=0.0)))
+    gap = abs(float(c @ x) - float(b_ub @ y_ub + b_eq @ y_eq))
+    return primal, dual, cs, gap
+
+
+def _frac(v: Any) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return Fraction(int(v))
+    if isinstance(v, (float, np.floating)):
+        if not np.isfinite(v):
+            raise ValueError(f"LP data must be finite, got {v!r}")
+        return Fraction(repr(float(v)))
+    return Fraction(str(v))
+
+
+def _entries(A: Any, name: str) -> tuple[list[tuple[int, int, Fraction]], tuple[int, int]]:
+    """The non-zero entries of a matrix (dense, nested lists, scipy sparse, or {(i, j): v}) as Fractions."""
+    if isinstance(A, dict):
+        rows = max((i for i, _ in A), default=-1) + 1
+        cols = max((j for _, j in A), default=-1) + 1
+        return [(i, j, _frac(v)) for (i, j), v in A.items() if v != 0], (rows, cols)
+    if hasattr(A, "tocoo"):
+        coo = A.tocoo()
+        if coo.nnz > _MAX_EXACT_NNZ:
+            raise ValueError(f"{name} has {coo.nnz} non-zeros; exact verification is limited to {_MAX_EXACT_NNZ}")
+        return [(int(i), int(j), _frac(v)) for i, j, v in zip(coo.row, coo.col, coo.data) if v != 0], coo.shape
+    M = np.asarray(A, dtype=object)
+    if M.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d matrix, got shape {M.shape}")
+    return [(i, j, _frac(M[i, j])) for i in range(M.shape[0]) for j in range(M.shape[1]) if M[i, j] != 0], M.shape
+
+
+def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, bool]:
+    """Check a primal–dual pair of the max-form LP in exact rational arithmetic.
+
+    Returns ``primal_feasible``, ``dual_feasible``, ``complementary_slackness``
+    and ``zero_gap`` (all True: the pair is optimal, and ``c·x`` is the exact optimum).
+    Matrices may be dense, nested lists, scipy sparse or ``{(row, col): value}``.
+
+    Example
+    -------
+    >>> from fractions import Fraction as F
+    >>> cert = exact_lp_certificate([1, 2], [[1, 1]], [1], {}, [], [0, 1], [2], [])
+    >>> all(cert.values())
+    True
+    >>> exact_lp_certificate([1, 2], [[1, 1]], [1], {}, [], [0, 1], [F(3, 2)], [])["dual_feasible"]
+    False
+    """
+    cq = [_frac(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    n = len(cq)
+    bu = [_frac(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
+    be = [_frac(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    xu = [_frac(v) for v in np.ravel(np.asarray(x, dtype=object))]
+    yu = [_frac(v) for v in np.ravel(np.asarray(y_ub, dtype=object))] if len(bu) else []
+    ye = [_frac(v) for v in np.ravel(np.asarray(y_eq, dtype=object))] if len(be) else []
+    if len(xu) != n or len(yu) != len(bu) or len(ye) != len(be):
+        raise ValueError(f"dimensions do not match: c {n}, x {len(xu)}, b_ub {len(bu)}, y_ub {len(yu)}, "
+                         f"b_eq {len(be)}, y_eq {len(ye)}")
+    Au = _entries(A_ub, "A_ub")[0] if len(bu) else []
+    Ae = _entries(A_eq, "A_eq")[0] if len(be) else []
+    lhs_u, lhs_e = [Fraction(0)] * len(bu), [Fraction(0)] * len(be)
+    r = [-v for v in cq]  # reduced costs Aᵀy − c
+    for i, j, v in Au:
+        lhs_u[i] += v * xu[j]
+        r[j] += v * yu[i]
+    for i, j, v in Ae:
+        lhs_e[i] += v * xu[j]
+        r[j] += v * ye[i]
+    slack = [b - a for a, b in zip(lhs_u, bu)]
+    primal = all(v >= 0 for v in xu) and all(s >= 0 for s in slack) and lhs_e == be
+    dual = all(v >= 0 for v in yu) and all(v >= 0 for v in r)
+    cs = all(y * s == 0 for y, s in zip(yu, slack)) and all(xj * rj == 0 for xj, rj in zip(xu, r))
+    gap = sum(a * b for a, b in zip(cq, xu)) == sum(a * b for a, b in zip(bu, yu)) + sum(a * b for a, b in zip(be, ye))
+    return {"primal_feasible": primal, "dual_feasible": dual, "complementary_slackness": cs, "zero_gap": gap}
+
+
+@dataclass(frozen=True)
+class LPOptimum:
+    """An LP optimum with its dual certificate.
+
+    ``value`` is a :class:`~fractions.Fraction` when ``exact`` (the rational
+    primal–dual pair verified exactly), else a float certified to within
+    ``residuals`` (primal, dual, complementary slackness, gap).
+    """
+
+    value: Fraction | float
+    x: tuple
+    y_ub: tuple
+    y_eq: tuple
+    exact: bool
+    residuals: tuple[float, float, float, float]
+
+    @property
+    def certified(self) -> bool:
+        """Exact, or every float residual ≤ 1e-9."""
+        return self.exact or max(self.residuals) <= 1e-9
+
+    def evidence(self) -> dict:
+        return {"optimum": self.value, "exact": self.exact, "x": list(self.x), "y_ub": list(self.y_ub),
+                "y_eq": list(self.y_eq), "residuals": dict(zip(
+                    ("primal_infeasibility", "dual_infeasibility", "complementary_slackness", "duality_gap"),
+                    self.residuals))}
+
+
+def _dense_float(A, m: int, n: int):
+    import scipy.sparse as sps
+
+    if m == 0:
+        return sps.csr_matrix((0, n))
+    if isinstance(A, dict):
+        rows, cols, vals = zip(*((i, j, float(_frac(v))) for (i, j), v in A.items())) if A else ((), (), ())
+        return sps.csr_matrix((vals, (rows, cols)), shape=(m, n))
+    if hasattr(A, "tocsr"):
+        return A.tocsr().astype(float)
+    return sps.csr_matrix(np.array([[float(_frac(v)) for v in row] for row in np.asarray(A, dtype=object)]).reshape(m, n))
+
+
+def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool = False,
+               max_denominator: int = 10**6) -> LPOptimum:
+    """Solve ``max/min c·x`` s.t. ``A_ub x ≤ b_ub``, ``A_eq x = b_eq``, ``x ≥ 0`` and certify the optimum.
+
+    The returned duals are those of the max form (for ``maximize=False`` the
+    problem ``max −c·x``); ``value`` is the optimum of the problem as posed.
+
+    Example
+    -------
+    >>> from fractions import Fraction as F
+    >>> # max x + 2y s.t. x + y <= 1, y <= 2/3: optimum 5/3 at (1/3, 2/3), exactly
+    >>> opt = lp_optimum([1, 2], A_ub=[[1, 1], [0, 1]], b_ub=[1, F(2, 3)], maximize=True)
+    >>> opt.value, opt.exact
+    (Fraction(5, 3), True)
+    """
+    from scipy.optimize import linprog
+
+    if not isinstance(maximize, bool):
+        raise TypeError(f"maximize must be a bool, got {maximize!r}")
+    if not isinstance(max_denominator, int) or max_denominator < 1:
+        raise ValueError(f"max_denominator must be an integer >= 1, got {max_denominator!r}")
+    cq = [_frac(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    if not cq:
+        raise ValueError("c must have at least one entry")
+    cmax = cq if maximize else [-v for v in cq]
+    n = len(cmax)
+    bu = [_frac(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
+    be = [_frac(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
+        raise ValueError("give A_ub with b_ub and A_eq with b_eq")
+    Au, Ae = _dense_float(A_ub, len(bu), n), _dense_float(A_eq, len(be), n)
+    if Au.shape != (len(bu), n) or Ae.shape != (len(be), n):
+        raise ValueError(f"A_ub {Au.shape} / A_eq {Ae.shape} do not match c ({n}) and b ({len(bu)}, {len(be)})")
+    cf = np.array([float(v) for v in cmax])
+    buf, bef = np.array([float(v) for v in bu]), np.array([float(v) for v in be])
+    res = linprog(-cf, A_ub=Au if len(bu) else None, b_ub=buf if len(bu) else None,
+                  A_eq=Ae if len(be) else None, b_eq=bef if len(be) else None, bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise ValueError(f"the LP has no optimum: {res.message}")
+    x = np.asarray(res.x, dtype=float)
+    y_ub = -np.asarray(res.ineqlin.marginals, dtype=float) if len(bu) else np.zeros(0)
+    y_eq = -np.asarray(res.eqlin.marginals, dtype=float) if len(be) else np.zeros(0)
+    resid = lp_residuals(cf, Au, buf, Ae, bef, x, y_ub, y_eq)
+
+    def q(v):
+        return [Fraction(float(t)).limit_denominator(max_denominator) for t in v]
+
+    xq, yuq, yeq = q(x), q(y_ub), q(y_eq)
+    cert = exact_lp_certificate(cmax, A_ub if len(bu) else {}, bu, A_eq if len(be) else {}, be, xq, yuq, yeq)
+    if all(cert.values()):
+        val = sum(a * b for a, b in zip(cq, xq))
+        return LPOptimum(val, tuple(xq), tuple(yuq), tuple(yeq), True, (0.0, 0.0, 0.0, 0.0))
+    val = float(np.dot([float(v) for v in cq], x))
+    return LPOptimum(val, tuple(x.tolist()), tuple(y_ub.tolist()), tuple(y_eq.tolist()), False, resid)
