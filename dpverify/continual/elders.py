@@ -197,10 +197,13 @@ def _resolve(n: int, branching) -> int:
     return elders_best_branching(n) if branching is None else _branching(branching)
 
 
-def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None, noise: str = "laplace") -> np.ndarray:
+def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None, noise: str = "laplace",
+                        weights: str = "uniform") -> np.ndarray:
     """Exact MSE of each release: node variance times the number of nodes used, Σ_j |d_j(t)|.
 
-    ``branching=None`` takes :func:`elders_best_branching`.  Proof:
+    ``branching=None`` takes :func:`elders_best_branching`; ``weights="total"`` or
+    ``"minimax"`` the certified optimal per-node scales
+    (:mod:`dpverify.continual.elders_weights`, n <= 8191).  Proof:
     ``proofs/continual/elders_privacy.md`` (the nodes' noises are independent).
 
     Example
@@ -208,9 +211,13 @@ def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None,
     >>> elders_expected_mse(4, 1.0, branching=3).tolist()   # L = 2: 8 · (1, 2, 1, 2)
     [8.0, 16.0, 8.0, 16.0]
     """
+    from dpverify.continual.elders_weights import check_weights, weighted_mse
+
     n = check_positive_int(n, "n")
     k = _resolve(n, branching)
     var = elders_node_variance(elders_levels(n, k), epsilon, noise)
+    if check_weights(weights, n) != "uniform":
+        return weighted_mse(n, k, weights, check_epsilon(epsilon), noise)
     out = np.empty(n)
     for lo in range(0, n, 1 << 20):  # chunks keep the L x chunk digit array small
         t = np.arange(lo + 1, min(n, lo + (1 << 20)) + 1, dtype=np.int64)
@@ -239,13 +246,17 @@ def elders_strategy(n: int, *, branching: int | None = None):
     True
     """
     n = check_positive_int(n, "n")
-    k = _resolve(n, branching)
+    R, A, _ = _strategy(n, _resolve(n, branching))
+    return R, A
+
+
+def _strategy(n: int, k: int):
     lo, _ = elders_digit_range(k)
     L = elders_levels(n, k)
     if n * L * (k + 4) // 4 > _MAX_NNZ:
         raise ValueError(f"n={n} too large for an explicit strategy (about {n * L * (k + 4) // 4} entries > {_MAX_NNZ})")
     t = np.arange(1, n + 1, dtype=np.int64)
-    rows, cols, vals, a_rows, a_cols = [], [], [], [], []
+    rows, cols, vals, a_rows, a_cols, offsets = [], [], [], [], [], []
     offset, u = 0, t
     for j in range(L):
         q = (u - lo) // k
@@ -261,15 +272,16 @@ def elders_strategy(n: int, *, branching: int | None = None):
         s = np.arange(1, n + 1, dtype=np.int64)
         a_rows.append(offset + (s - 1) // size)  # count s lies in node ceil(s / k^j) of level j
         a_cols.append(s - 1)
+        offsets.append((offset, top))
         offset += top
         u = q
     R = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, offset))
     ar = np.concatenate(a_rows)
     A = sp.csr_matrix((np.full(ar.size, _node_weight(L)), (ar, np.concatenate(a_cols))), shape=(offset, n))
-    return R, A
+    return R, A, offsets
 
 
-def _noise_on_levels(n: int, k: int, nn: NodeNoise) -> np.ndarray:
+def _noise_on_levels(n: int, k: int, nn: NodeNoise, factors=None) -> np.ndarray:
     """G_0(t) = Σ_j Z_j(u_j) - Z_j(k u_{j+1}) for t = 1..n, Z_j(x) = Σ_{i<=x} z_{j,i} (top level first)."""
     lo, _ = elders_digit_range(k)
     L = elders_levels(n, k)
@@ -287,12 +299,14 @@ def _noise_on_levels(n: int, k: int, nn: NodeNoise) -> np.ndarray:
         top = int(max(u[-1], k * q[-1]))
         Z = np.zeros(top + 1, dtype=dtype)
         if top:
-            np.cumsum(nn.nodes(j, 1, top), out=Z[1:])  # proof: elders-release
+            f = None if factors is None else factors[j][1 : top + 1]
+            np.cumsum(nn.nodes(j, 1, top, f), out=Z[1:])  # proof: elders-release
         G_up = Z[u] - Z[k * q] + G_up[q - firsts[j + 1]]  # proof: elders-release
     return G_up
 
 
-def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None) -> np.ndarray:
+def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
+                   weights: str = "uniform") -> np.ndarray:
     """Batch release: s_t + Σ_j ±(noise of the level-j nodes of t), node noise Lap(L/ε) (or discrete).
 
     The same ``rng`` gives the same node noise as :class:`EldersStream`.
@@ -306,8 +320,14 @@ def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     eps = check_epsilon(epsilon)
     if noise not in _NOISES:
         raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    from dpverify.continual.elders_weights import check_weights, elders_node_factors
+
     k = _resolve(a.size, branching)
     L = elders_levels(a.size, k)
+    factors = None
+    if check_weights(weights, a.size) != "uniform":
+        factors, L = elders_node_factors(a.size, k, weights)[1], 1
     nn = NodeNoise.from_rng(as_generator(rng), scale=L / eps, noise=noise)  # proof: elders-scale
+    z = _noise_on_levels(a.size, k, nn, factors)
     s = np.cumsum(a)
-    return s + _noise_on_levels(a.size, k, nn) if noise == "discrete" else s.astype(float) + _noise_on_levels(a.size, k, nn)
+    return s + z if noise == "discrete" else s.astype(float) + z

@@ -38,6 +38,7 @@ from dpverify.continual.elders import (
     elders_strategy,
 )
 from dpverify.continual.fenwick import _check_count
+from dpverify.continual.elders_weights import check_weights, elders_node_factors
 from dpverify.continual.node_noise import NodeNoise
 
 __all__ = ["EldersStream"]
@@ -53,7 +54,8 @@ class EldersStream:
     ([1, 1, 3], 0)
     """
 
-    def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None):
+    def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
+                 weights: str = "uniform"):
         self.n = check_positive_int(n, "n")
         self.epsilon = check_epsilon(epsilon)
         if noise not in _NOISES:
@@ -62,7 +64,11 @@ class EldersStream:
         self.k = elders_best_branching(self.n) if branching is None else _branching(branching)
         self.levels = elders_levels(self.n, self.k)
         self._lo, self._hi = elders_digit_range(self.k)
-        self._nn = NodeNoise.from_rng(as_generator(rng), scale=self.levels / self.epsilon, noise=noise)
+        self._factors = None  # optimal per-node scales (O(n) state: the price of non-uniform weights)
+        if check_weights(weights, self.n) != "uniform":
+            self._factors = elders_node_factors(self.n, self.k, weights)[1]
+        L = 1 if self._factors is not None else self.levels
+        self._nn = NodeNoise.from_rng(as_generator(rng), scale=L / self.epsilon, noise=noise)
         L = self.levels
         self._d = [0] * L  # digits of t
         self._c = [0] * L  # centres u_{j+1}(t)
@@ -82,7 +88,12 @@ class EldersStream:
         z = np.zeros(k - 1, dtype=np.int64 if self.noise == "discrete" else float)
         start = max(first, 1)  # nodes with index <= 0 are never used (c = 0 implies d >= 0)
         if last >= start:
-            z[start - first :] = self._nn.nodes(j, start, last - start + 1)
+            f = None
+            if self._factors is not None:  # nodes past the last one the horizon uses: never read, scale 0
+                f = np.zeros(last - start + 1)
+                got = self._factors[j][start : last + 1]
+                f[: got.size] = got
+            z[start - first :] = self._nn.nodes(j, start, last - start + 1, f)
         P = np.concatenate([np.zeros(1, dtype=z.dtype), np.cumsum(z)])  # P[m] = Σ of the first m nodes
         return (P - P[-lo]).tolist()  # Z_j(kc + d) - Z_j(kc) = P[d - lo] - P[-lo]  # proof: elders-stream
 

@@ -104,8 +104,11 @@ class NodeNoise:
         e = -np.log(((w >> np.uint64(11)).astype(np.float64) + 1.0) * _TWO53)  # U in (0, 1], E = -log U
         return e[:, 0], e[:, 1]
 
-    def nodes(self, level: int, start: int, count: int) -> np.ndarray:
+    def nodes(self, level: int, start: int, count: int, factors=None) -> np.ndarray:
         """Noise of nodes ``start .. start+count-1`` of ``level`` (float, or int64 for ``"discrete"``).
+
+        ``factors`` (optional, one non-negative number per node) multiplies the
+        scale node by node (0: no noise).
 
         Example
         -------
@@ -113,6 +116,11 @@ class NodeNoise:
         dtype('int64')
         """
         e1, e2 = self.exponentials(level, start, count)
+        b = self.scale
+        if factors is not None:
+            b = self.scale * np.asarray(factors, dtype=float)
+            if b.shape != (count,) or not (np.isfinite(b).all() and (b >= 0).all()):
+                raise ValueError(f"factors must be {count} finite non-negative numbers")
         if self.noise == "laplace":
-            return self.scale * (e1 - e2)  # proof: node-noise-laplace
-        return (np.floor(self.scale * e1) - np.floor(self.scale * e2)).astype(np.int64)  # proof: node-noise-discrete
+            return b * (e1 - e2)  # proof: node-noise-laplace
+        return (np.floor(b * e1) - np.floor(b * e2)).astype(np.int64)  # proof: node-noise-discrete
