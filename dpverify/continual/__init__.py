@@ -17,3 +17,7 @@ from dpverify.continual import elders_stream as _elders  # noqa: E402,F401
 
 __all__ = ["expected_mse", "release", "strategy", "stream", "method_names"]
 __all__ += ["fenwick_strategy", "fenwick_recombination", "fda_weights", "lowbit"]
+
+from dpverify.continual.matrix import MatrixMechanism  # noqa: E402
+
+__all__ += ["MatrixMechanism"]
