@@ -158,3 +158,40 @@ def _factorization(thorough: bool = False) -> Outcome:
         {"failures": bad[:10], "max_exact_sensitivity": worst, "mutant_L_minus_1_refuted_everywhere": caught},
         summary="" if ok else "A strategy failed to factor W or exceeded sensitivity 1, or the mutant went undetected.",
     )
+
+
+@claim(
+    "continual.matrix.verifier",
+    source=Source(SELF_TEST, "continual/matrix.py", "MatrixMechanism"),
+    statement="MatrixMechanism, given only FDA's strategy ΣM and reconstruction BΣ⁻¹, reproduces the room's exact "
+    "FDA total MSE at N = 4095, and it refutes a user's claim that the unweighted Fenwick strategy M has "
+    "sensitivity 1 (its exact sensitivity is ⌊log₂N⌋ + 1).",
+    method="exact computation",
+    proof="continual/weights_duality.md",
+)
+def _matrix_verifier(thorough: bool = False) -> Outcome:
+    import scipy.sparse as sp
+
+    from dpverify.continual.api import expected_mse, strategy
+    from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy
+    from dpverify.continual.hdmm import prefix_workload
+    from dpverify.continual.matrix import MatrixMechanism
+
+    n = 4095
+    R, A = strategy(n, "fda")
+    mm = MatrixMechanism(prefix_workload(n), A, R)
+    total = mm.total_mse(1.0)
+    room = float(expected_mse(n, 1.0, "fda").sum())
+    rel = abs(total - room) / room
+    claimed = MatrixMechanism(prefix_workload(n), fenwick_strategy(n), fenwick_recombination(n))
+    sens = mm.sensitivity(1)
+    wrong = claimed.sensitivity(1)
+    ok = rel <= 1e-9 and sens <= 1 and wrong == n.bit_length()
+    return Outcome(
+        Verdict.HOLDS if ok else Verdict.REFUTED,
+        {"fda_total_via_matrix": total, "fda_total_room": room, "relative_difference": rel,
+         "fda_sensitivity_exact_rounded_up": sens, "user_claim_sensitivity": 1,
+         "unweighted_fenwick_sensitivity_exact": wrong, "workload_nnz_dense_would_be": n * (n + 1) // 2,
+         "strategy_sparse": bool(sp.issparse(A))},
+        summary="" if ok else "MatrixMechanism disagreed with the room's FDA formula or missed the wrong sensitivity.",
+    )

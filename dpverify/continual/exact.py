@@ -112,7 +112,7 @@ def _exact_max_int64(A, cand: np.ndarray, p: int):
         return None
     col = np.repeat(np.arange(C.shape[1]), np.diff(C.indptr))[nz]
     sums = np.zeros(C.shape[1], dtype=np.int64)
-    np.add.at(sums, col, m << shift)  # exact: every partial sum stays below 2^62
+    np.add.at(sums, col, m << shift)  # exact: every partial sum stays below 2^62  # proof: exact-sensitivity
     return Fraction(int(sums.max())) * Fraction(2) ** emin
 
 

@@ -104,13 +104,13 @@ def p_identity_objective(theta: np.ndarray, W, g: np.ndarray | None = None) -> t
     Z = np.asarray(Wop.matmat((d[:, None] * th.T)))  # W D Θᵀ, m × p
     ZtZ = Z.T @ Z
     Minv_ZtZ = np.linalg.solve(M, ZtZ)
-    F = float(np.dot(d * d, g) - np.trace(Minv_ZtZ))
+    F = float(np.dot(d * d, g) - np.trace(Minv_ZtZ))  # proof: hdmm-objective
     K = np.asarray(Wop.rmatmat(Z)).T * d  # (WᵀZ)ᵀ D, p × n
     MinvK = np.linalg.solve(M, K)
     MinvTh = np.linalg.solve(M, th)
-    grad = -2.0 * (MinvK - np.linalg.solve(M, ZtZ @ MinvTh))  # -2 M⁻¹ (K - ZᵀZ M⁻¹ Θ)
+    grad = -2.0 * (MinvK - np.linalg.solve(M, ZtZ @ MinvTh))  # -2 M⁻¹ (K - ZᵀZ M⁻¹ Θ)  # proof: hdmm-gradient
     qh = d * d * g - (th * MinvK).sum(axis=0)
-    grad += (2.0 * qh / d)[None, :]  # through d_j = 1 + Σ_i Θ_ij
+    grad += (2.0 * qh / d)[None, :]  # through d_j = 1 + Σ_i Θ_ij  # proof: hdmm-gradient
     return F, grad
 
 

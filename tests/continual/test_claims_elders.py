@@ -27,3 +27,12 @@ def test_best_f_is_the_integer_minimum():
     f, k = ce._best_f()
     assert k == 19 and all(ce._f(j) >= f for j in range(2, 1000))
     assert np.isclose(1 / (4 * np.log(2) ** 3) / f, 4.0456, atol=1e-4)
+
+
+def test_matrix_verifier_holds_and_flips(monkeypatch):
+    assert ce._matrix_verifier().verdict == Verdict.HOLDS
+    import dpverify.continual.matrix as mx
+
+    real = mx._row_sq_norms
+    monkeypatch.setattr(mx, "_row_sq_norms", lambda B: real(B) * (1 + 1e-6))  # a variance formula off by 1e-6
+    assert ce._matrix_verifier().verdict == Verdict.REFUTED
