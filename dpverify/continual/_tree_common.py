@@ -95,6 +95,7 @@ def static_total_mse(n: int, epsilon: float, method: str) -> float:
 
     Example
     -------
+    >>> from dpverify.continual.boost import boost_expected_mse
     >>> bool(np.isclose(static_total_mse(8, 1.0, 'boost'), boost_expected_mse(8, 1.0).sum()))
     True
     """

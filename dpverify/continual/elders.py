@@ -33,8 +33,8 @@ Example
 >>> from dpverify.continual import expected_mse
 >>> elders_digits([7], 3).ravel().tolist()     # 7 = 1 - 1·3 + 1·9
 [1, -1, 1]
->>> expected_mse(7, 1.0, "elders", branching=3).tolist()   # L = 2 levels: 2·2²·Σ|d_j|
-[8.0, 16.0, 8.0, 16.0, 24.0, 16.0, 24.0]
+>>> expected_mse(7, 1.0, "elders", branching=3).tolist()   # L = 3 levels: 2·3²·Σ|d_j|
+[18.0, 36.0, 18.0, 36.0, 54.0, 36.0, 54.0]
 """
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ def elders_levels(n: int, k: int) -> int:
 
     Example
     -------
-    >>> elders_levels(4, 3), elders_levels(5, 3), elders_levels(4095, 19)
-    (2, 3, 3)
+    >>> elders_levels(4, 3), elders_levels(5, 3), elders_levels(4095, 19), elders_levels(4095, 20)
+    (2, 3, 4, 3)
     """
     n = check_positive_int(n, "n")
     _, hi = elders_digit_range(k)
@@ -140,7 +140,7 @@ def elders_digit_sum_total(n: int, k: int) -> int:
     Example
     -------
     >>> elders_digit_sum_total(7, 3), int(abs(elders_digits(range(1, 8), 3)).sum())
-    (11, 11)
+    (14, 14)
     """
     n = check_positive_int(n, "n")
     lo, hi = elders_digit_range(k)

@@ -107,7 +107,7 @@ def gaussian_sigma(epsilon: float, delta: float) -> float:
     Example
     -------
     >>> round(gaussian_sigma(1.0, 1e-5), 3)
-    3.73
+    3.731
     """
     from scipy.stats import norm
 
@@ -290,7 +290,7 @@ class MatrixMechanism:
 
         Example
         -------
-        >>> MatrixMechanism([[1.0, 1.0]], [[1.0, 1.0]]).variances(1.0).tolist()   # one query, Lap(1/ε)
+        >>> MatrixMechanism([[1.0, 1.0]], [[1.0, 1.0]], [[1.0]]).variances(1.0).tolist()   # one query, Lap(1/ε)
         [2.0]
         """
         eps = check_epsilon(epsilon)
