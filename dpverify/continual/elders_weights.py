@@ -62,7 +62,7 @@ def elders_node_factors(n: int, k: int, objective: str):
     res = optimal_weights(R, A, objective)
     w = float(A.data[0])  # the uniform entry (1/L)(1 - 2^-40) of A
     with np.errstate(divide="ignore"):
-        f_all = np.where(np.isinf(res.weights), 0.0, 1.0 / (res.weights * w))  # scale of the block sum
+        f_all = np.where(np.isinf(res.weights) | (res.weights == 0), 0.0, 1.0 / (res.weights * w))  # 0: no noise / never read
     factors = [np.concatenate([[0.0], f_all[off : off + top]]) for off, top in offsets]
     for f in factors:
         f.setflags(write=False)

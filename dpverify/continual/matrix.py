@@ -364,9 +364,9 @@ class MatrixMechanism:
         A = sp.csr_matrix(self._columns())
         res = optimal_weights(B, A, objective)
         d = res.weights
-        keep = np.isfinite(d)
+        keep = np.isfinite(d) & (d > 0)  # ∞: a row measuring nothing (exact, no noise); 0: a row no query uses
         dinv = np.where(keep, 1.0 / np.where(keep, d, 1.0), 0.0)
-        return MatrixMechanism(self.workload, sp.diags(np.where(keep, d, 0.0)) @ A, B @ sp.diags(dinv), self.rtol), res
+        return MatrixMechanism(self.workload, sp.diags(np.where(np.isfinite(d), d, 0.0)) @ A, B @ sp.diags(dinv), self.rtol), res
 
     def lower_bound(self, epsilon: float) -> float:
         """Li–Miklau SVD bound: every factorization with Δ₁ <= 1 has total MSE >= (2/ε²) ‖W‖_*² / n.
