@@ -6,11 +6,12 @@ the signed noise sums of the k - 1 level-j nodes around k·c_j, i.e. the table
 :mod:`dpverify.continual.elders`).  The node noise is addressed by (level,
 index) under a key (:class:`dpverify.continual.node_noise.NodeNoise`), so the
 noise of nodes that end after t is *derived* when first needed, never stored
-for the future: the state is L tables of k numbers plus the running count.
-Incrementing t is incrementing a balanced base-k counter: the lowest digit
+for the future: the state is L tables of k numbers plus the running count, and a
+bounded read-ahead (the tables of the next 64 centres of level 0, two of every other level),
+so O(k log_k n) numbers in all.  Incrementing t is incrementing a balanced base-k counter: the lowest digit
 goes up by one; a digit that passes hi wraps to lo and moves its centre by one
 (the table of that level is rebuilt) and carries upwards.  Work per push:
-O(1) amortised (one table rebuild per k pushes at level 0, per k² at level 1, ...).
+O(1) amortised (one counter-addressed read per 64k pushes at level 0, per 2k² at level 1, ...).
 
 Example
 -------
@@ -43,6 +44,8 @@ from dpverify.continual.node_noise import NodeNoise
 
 __all__ = ["EldersStream"]
 
+_BATCH = 64  # level-0 tables derived per read (bounded look-ahead; the noise stays addressed by node)
+
 
 class EldersStream:
     """``push(a_t)`` returns the noisy running total s_t; at most n pushes; state O(k log_k n).
@@ -74,6 +77,8 @@ class EldersStream:
         self._c = [0] * L  # centres u_{j+1}(t)
         self._tab: list = [None] * L  # signed noise sums by digit, for the current centre
         self._contrib = [0] * L
+        self._high = 0  # Σ of the contributions of levels >= 1
+        self._cache: list = [None] * L  # (first centre, tables) read ahead: O(k) numbers per level
         self._s = 0
         self.t = 0
 
@@ -83,9 +88,13 @@ class EldersStream:
         return self.n - self.t
 
     def _table(self, j: int, c: int) -> list:
+        cached = self._cache[j]
+        if cached is not None and 0 <= c - cached[0] < len(cached[1]):
+            return cached[1][c - cached[0]]
         k, lo, hi = self.k, self._lo, self._hi
-        first, last = k * c + lo + 1, k * c + hi  # the k - 1 level-j nodes around k c
-        z = np.zeros(k - 1, dtype=np.int64 if self.noise == "discrete" else float)
+        B = _BATCH if j == 0 else 2  # tables of B consecutive centres from one counter-addressed read
+        first, last = k * c + lo + 1, k * (c + B - 1) + hi + 1  # centre c + r: nodes k(c+r)+lo+1 .. k(c+r)+hi
+        z = np.zeros(k * B, dtype=np.int64 if self.noise == "discrete" else float)
         start = max(first, 1)  # nodes with index <= 0 are never used (c = 0 implies d >= 0)
         if last >= start:
             f = None
@@ -94,16 +103,35 @@ class EldersStream:
                 got = self._factors[j][start : last + 1]
                 f[: got.size] = got
             z[start - first :] = self._nn.nodes(j, start, last - start + 1, f)
-        P = np.concatenate([np.zeros(1, dtype=z.dtype), np.cumsum(z)])  # P[m] = Σ of the first m nodes
-        return (P - P[-lo]).tolist()  # Z_j(kc + d) - Z_j(kc) = P[d - lo] - P[-lo]  # proof: elders-stream
+        P = np.zeros((B, k), dtype=z.dtype)
+        np.cumsum(z.reshape(B, k)[:, : k - 1], axis=1, out=P[:, 1:])  # P[r, m] = Σ of the first m nodes of centre c+r
+        tables = (P - P[:, [-lo]]).tolist()  # Z_j(kc + d) - Z_j(kc) = P[d - lo] - P[-lo]  # proof: elders-stream
+        self._cache[j] = (c, tables)
+        return tables[0]
 
     def push(self, a_t):
         """Add count a_t (a non-negative integer) and return the noisy s_t."""
-        a = _check_count(a_t)
+        a = a_t if type(a_t) is int and a_t >= 0 else _check_count(a_t)
         if self.t >= self.n:
             raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
         self._s += a
         self.t += 1
+        d, contrib = self._d, self._contrib
+        if d[0] != self._hi:  # no carry (k - 1 pushes out of k): only level 0 moves
+            d0 = d[0] = d[0] + 1
+            if d0:
+                tab = self._tab[0]
+                if tab is None:
+                    tab = self._tab[0] = self._table(0, self._c[0])
+                contrib[0] = tab[d0 - self._lo]
+            else:
+                contrib[0] = 0
+        else:
+            self._carry()
+        out = self._s + (contrib[0] + self._high)  # proof: elders-stream
+        return out if self.noise == "discrete" else float(out)
+
+    def _carry(self):
         d, c, tab, contrib, lo, hi = self._d, self._c, self._tab, self._contrib, self._lo, self._hi
         j = 0
         while d[j] == hi:  # balanced counter: wrap and carry
@@ -119,8 +147,7 @@ class EldersStream:
             if tab[i] is None:
                 tab[i] = self._table(i, c[i])
             contrib[i] = tab[i][d[i] - lo]
-        out = self._s + sum(contrib)  # proof: elders-stream
-        return out if self.noise == "discrete" else float(out)
+        self._high = sum(contrib[1:])  # the levels above 0 change only on a carry
 
 
 def _register():
