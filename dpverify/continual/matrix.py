@@ -22,7 +22,7 @@ random probes otherwise) and a non-factorising pair is refused.
 - ``lower_bound(epsilon)``: the singular-value bound of Li and Miklau,
   (2/ε²) ‖W‖_*² / n for Laplace noise with Δ₁ <= 1 (``proofs/continual/baselines_lower_bound.md``).
 
-The offline HDMM-style p-Identity reference lives in :mod:`dpverify.continual.hdmm`
+``p_identity_reference``: the offline HDMM-style p-Identity reference (:mod:`dpverify.continual.hdmm`),
 and the side-by-side table in :func:`dpverify.continual.matrix_table.compare`.
 
 Example
@@ -367,6 +367,20 @@ class MatrixMechanism:
         keep = np.isfinite(d) & (d > 0)  # ∞: a row measuring nothing (exact, no noise); 0: a row no query uses
         dinv = np.where(keep, 1.0 / np.where(keep, d, 1.0), 0.0)
         return MatrixMechanism(self.workload, sp.diags(np.where(np.isfinite(d), d, 0.0)) @ A, B @ sp.diags(dinv), self.rtol), res
+
+    def p_identity_reference(self, epsilon: float, *, p: int | None = None, rng=0, maxiter: int = 500) -> float:
+        """Total Laplace MSE of the offline HDMM-style p-Identity strategy for this workload (a reference:
+        optimised by L-BFGS-B, not certified; :mod:`dpverify.continual.hdmm`).
+
+        Example
+        -------
+        >>> mm = MatrixMechanism(np.tril(np.ones((16, 16))), np.eye(16))
+        >>> mm.lower_bound(1.0) <= mm.p_identity_reference(1.0, p=2) < mm.total_mse(1.0)
+        True
+        """
+        from dpverify.continual.hdmm import p_identity
+
+        return p_identity(self.workload, p, rng=rng, maxiter=maxiter).total_mse(epsilon)
 
     def lower_bound(self, epsilon: float) -> float:
         """Li–Miklau SVD bound: every factorization with Δ₁ <= 1 has total MSE >= (2/ε²) ‖W‖_*² / n.
