@@ -20,10 +20,10 @@ random probes otherwise) and a non-factorising pair is refused.
 - ``reweighted(objective)``: the optimal positive diagonal D (strategy D A,
   reconstruction B D⁻¹), certified by its dual (:mod:`dpverify.continual.weights`);
 - ``lower_bound(epsilon)``: the singular-value bound of Li and Miklau,
-  (2/ε²) ‖W‖_*² / n for Laplace noise with Δ₁ <= 1 (``proofs/continual/baselines_lower_bound.md``).
+  (2/ε²) ‖W‖_*² / n for Laplace noise with Δ₁ <= 1 (``proofs/continual/baselines_lower_bound.md``);
+- ``p_identity_reference(epsilon)``: the offline HDMM-style p-Identity reference (:mod:`dpverify.continual.hdmm`).
 
-``p_identity_reference``: the offline HDMM-style p-Identity reference (:mod:`dpverify.continual.hdmm`),
-and the side-by-side table in :func:`dpverify.continual.matrix_table.compare`.
+The side-by-side table against the library's strategies is :func:`dpverify.continual.matrix_table.compare`.
 
 Example
 -------
