@@ -2,6 +2,9 @@
 
     python benchmarks/bench_baselines.py
 
+Also prints how far the online methods are from the offline p-Identity optimum and the L1 lower bound
+(issue 13).
+
 Targets (issue 6): the m = 1..25 static comparison (Boost, Privelet vs FDA) in under a minute;
 everything exact in O(N log N) — the k-ary weights and exact MSE for N = 2^25 − 1 against FDA's,
 and the k-ary release against the naive release (N draws and a cumulative sum).
@@ -62,6 +65,19 @@ def main():
     for name, sec, ratio in rows:
         r = "" if ratio is None else f"   ratio {ratio:6.2f}"
         print(f"{name:85s} {sec:9.3f}{r}")
+
+    # how far the online methods are from the offline references (exact totals, ε = 1)
+    from dpverify.continual.experiments import factorization_lower_bound
+    from dpverify.continual.hdmm import p_identity, prefix_workload
+
+    n = 1023
+    t_off, off = clock(p_identity, prefix_workload(n), p=32, rng=0)
+    lb = factorization_lower_bound(n, 1.0)
+    print(f"\noffline references at N = {n}: p-Identity (HDMM-style, p = 32, {t_off:.1f} s) {off.total_mse(1.0):,.0f}; "
+          f"L1 SVD lower bound {lb:,.0f}")
+    for meth in ("fda", "kary-fda", "honaker", "binary", "elders"):
+        tot = expected_mse(n, 1.0, meth).sum()
+        print(f"  {meth:10s} total {tot:14,.0f}   / offline p-Identity {tot / off.total_mse(1.0):6.2f}   / lower bound {tot / lb:6.2f}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,11 @@ from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy, 
 from dpverify.continual.fda import fda_weights  # noqa: E402
 from dpverify.continual import kary as _kary  # noqa: E402,F401
 from dpverify.continual import baselines as _baselines  # noqa: E402,F401
+from dpverify.continual import elders_stream as _elders  # noqa: E402,F401
 
 __all__ = ["expected_mse", "release", "strategy", "stream", "method_names"]
 __all__ += ["fenwick_strategy", "fenwick_recombination", "fda_weights", "lowbit"]
+
+from dpverify.continual.matrix import MatrixMechanism  # noqa: E402
+
+__all__ += ["MatrixMechanism"]

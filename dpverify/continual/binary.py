@@ -1,0 +1,200 @@
+"""The binary mechanism of Chan, Shi, Song (2011), Alg. 2 "Binary Mechanism B", for T = n releases.
+
+p-sums α_i over ``(t − 2^i, t]`` with i the lowest set bit of t, each noisy with
+Lap(L/ε); s_t is the sum of the noisy p-sums of the set bits of t.  L counts the
+p-sums one count can fall in, ``floor(log2 n) + 1`` (the paper writes
+ε' = ε/log T; with ``floor + 1`` the release is exactly ε-DP).
+MSE(t) = Var(p-sum) · popcount(t): 2L²/ε² (Laplace) or 2r/(1 − r)², r = e^{−ε/L}
+(discrete).  Online.  Reference: seed 004 §5.2; ``proofs/continual/baselines_variance.md``.
+
+Example
+-------
+>>> from dpverify.continual import expected_mse
+>>> expected_mse(4, 1.0, "binary").tolist()   # 2 · 3² · popcount(t)
+[18.0, 18.0, 36.0, 18.0]
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify.continual.kary import (
+    _CHUNK,
+    _node_noise,
+    kary_node_sums,
+    kary_path_sums,
+    kary_recombination,
+    kary_strategy_matrix,
+)
+from dpverify.continual._tree_common import (
+    _check_noise,
+    _guard,
+    _popcount,
+)
+from dpverify.proofdocs import proven
+
+__all__ = [
+    "binary_levels",
+    "binary_expected_mse",
+    "binary_strategy",
+    "binary_release",
+    "BinaryMechanismStream",
+]
+
+
+def binary_levels(n: int, levels: int | None = None) -> int:
+    """L: the noise is Lap(L/ε) per p-sum; default ``floor(log2 n) + 1``, the most p-sums one count is in.
+
+    A smaller L would not be ε-DP and is refused; a larger one (e.g. the
+    ``m + 1`` levels of a complete tree over 2^m >= n leaves) is allowed.
+
+    Example
+    -------
+    >>> binary_levels(8)   # ⌈log2(n+1)⌉ levels for n = 8
+    4
+    >>> binary_levels(7)
+    3
+    """
+    n = check_positive_int(n, "n")
+    need = n.bit_length()
+    if levels is None:
+        return need
+    levels = check_positive_int(levels, "levels")
+    if levels < need:
+        raise ValueError(f"levels must be >= floor(log2 n) + 1 = {need} for ε-DP, got {levels}")
+    return levels
+
+
+@proven("proofs/continual/baselines_variance.md")
+def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None, noise: str = "laplace") -> np.ndarray:
+    """Exact MSE of release t: ``2 L² popcount(t) / ε²`` (popcount(t) independent noisy p-sums).
+
+    Reference: Chan, Shi, Song (2011) Alg. 2; seed 004 §5.2.
+
+    Example
+    -------
+    >>> binary_expected_mse(7, 1.0).tolist()   # L = 3
+    [18.0, 18.0, 36.0, 18.0, 36.0, 36.0, 54.0]
+    """
+    n = check_positive_int(n, "n")
+    eps = check_epsilon(epsilon)
+    _check_noise(noise)
+    L = binary_levels(n, levels)
+    t = np.arange(1, n + 1, dtype=np.int64)
+    if noise == "discrete":  # DLap(L/ε) on the integer p-sums: variance 2r/(1 - r)², r = e^{-ε/L}
+        r = np.exp(-eps / L)
+        return 2.0 * r / np.expm1(-eps / L) ** 2 * _popcount(t)  # proof: binary-mse-discrete
+    return 2.0 * L**2 * _popcount(t) / eps**2  # proof: binary-mse
+
+
+def binary_strategy(n: int, *, levels: int | None = None):
+    """``(R, A) = (L B, M / L)`` with the p-sum matrix M (rows = p-sums) and B summing the set bits.
+
+    Example
+    -------
+    >>> R, A = binary_strategy(4)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((4, 4)))))   # R A = W
+    True
+    """
+    n = check_positive_int(n, "n")
+    L = binary_levels(n, levels)
+    return (kary_recombination(n, 2) * float(L)).tocsr(), _guard(kary_strategy_matrix(n, 2) / float(L))  # proof: guard
+
+
+@proven("proofs/continual/baselines_variance.md")
+def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None) -> np.ndarray:
+    """Batch form of Alg. 2 of Chan–Shi–Song: noisy p-sums, then the sums over the set bits of t.
+
+    Example
+    -------
+    >>> binary_release([1, 0, 2, 1], 1.0, rng=0).shape
+    (4,)
+    """
+    a = check_counts(counts, "counts")
+    eps = check_epsilon(epsilon)
+    _check_noise(noise)
+    g = as_generator(rng)
+    L = binary_levels(a.size, levels)
+    psum = kary_node_sums(a, 2)  # α for the p-sum ending at t
+    scale = np.full(a.size, 1.0 / L)  # weight 1/L per p-sum: Lap(L/ε), or DLap(L/ε) on the integer p-sum
+    z = np.concatenate([_node_noise(scale[lo : lo + _CHUNK], eps, g, noise) for lo in range(0, a.size, _CHUNK)])
+    return kary_path_sums(psum + z * (L if noise == "laplace" else 1), 2)  # proof: binary-release
+
+
+class BinaryMechanismStream:
+    """Chan–Shi–Song Alg. 2 verbatim: ``push(σ(t))`` returns B(t) in O(log n).
+
+    i = lowest set bit of t; α_i ← Σ_{j<i} α_j + σ(t); α_j, α̂_j ← 0 for j < i;
+    α̂_i ← α_i + Lap(L/ε); output Σ_{j: bit j of t set} α̂_j.
+
+    Example
+    -------
+    >>> s = BinaryMechanismStream(3, 1.0, rng=0)
+    >>> len([s.push(c) for c in (1, 0, 2)]), s.remaining
+    (3, 0)
+    """
+
+    def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None):
+        self.n = check_positive_int(n, "n")
+        self.epsilon = check_epsilon(epsilon)
+        _check_noise(noise)
+        self.noise = noise
+        self.L = binary_levels(self.n, levels)
+        self._rng = as_generator(rng)
+        self._alpha = [0] * (self.n.bit_length() + 1)
+        self._alpha_hat = [0.0] * (self.n.bit_length() + 1)
+        self._buf = None
+        self._lo = 0
+        self.t = 0
+
+    @property
+    def remaining(self) -> int:
+        return self.n - self.t
+
+    def push(self, a_t) -> float:
+        if isinstance(a_t, bool) or not isinstance(a_t, numbers.Real):
+            raise TypeError(f"a_t must be a non-negative integer, got {a_t!r}")
+        if not np.isfinite(a_t) or a_t < 0 or a_t != int(a_t):
+            raise ValueError(f"a_t must be a non-negative integer, got {a_t!r}")
+        if self.t >= self.n:
+            raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
+        if self._buf is None or self.t - self._lo >= self._buf.size:  # the batch release's chunks, in order
+            m = min(_CHUNK, self.n - self.t)
+            z = _node_noise(np.full(m, 1.0 / self.L), self.epsilon, self._rng, self.noise)
+            self._buf = z * self.L if self.noise == "laplace" else z
+            self._lo = self.t
+        t = self.t + 1
+        i = (t & -t).bit_length() - 1
+        alpha, hat = self._alpha, self._alpha_hat
+        alpha[i] = sum(alpha[:i]) + int(a_t)
+        for j in range(i):
+            alpha[j] = 0
+            hat[j] = 0.0
+        hat[i] = alpha[i] + self._buf[t - 1 - self._lo]
+        self.t = t
+        out = 0.0
+        for j in range(len(hat) - 1, -1, -1):  # high bits first: the batch adds the descent path in this order
+            if (t >> j) & 1:
+                out += hat[j]
+        return float(out)
+
+
+def _register():
+    from dpverify.continual.methods import ContinualMethod, register_method
+
+    register_method(ContinualMethod(
+        name="binary",
+        description="binary mechanism of Chan–Shi–Song (2011): Lap(L/ε) p-sums, L = floor(log2 n) + 1 (option levels)",
+        expected_mse=binary_expected_mse,
+        strategy=binary_strategy,
+        release=binary_release,
+        stream=BinaryMechanismStream,
+        online=True,
+        reference="Chan, Shi, Song, TISSEC 14(3) 2011, Alg. 2; seed 004 §5.2",
+    ))
+
+
+_register()

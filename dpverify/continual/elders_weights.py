@@ -1,0 +1,89 @@
+"""Optimal per-node weights for the elders tree (option ``weights="total"`` or ``"minimax"``).
+
+The program of :mod:`dpverify.continual.weights` on the elders strategy: node v
+gets noise of scale f_v/ε on its (integer) block sum with Σ_{v ∋ s} 1/f_v <= 1 for
+every count s (ε-DP by the same argument as the uniform tree, with per-node
+scales, ``proofs/continual/elders_privacy.md``); a node that holds no count of
+the horizon (it starts after n) gets no noise (f_v = 0: its value 0 is public).
+Uniform weights are f_v = L.  The optimum is certified by its dual (the
+:class:`~dpverify.continual.weights.WeightsResult` is kept with the factors).
+The conic program grows with n: ``n <= 8191`` here.
+
+Example
+-------
+>>> from dpverify.continual import expected_mse
+>>> opt = expected_mse(40, 1.0, "elders", branching=5, weights="total").sum()
+>>> bool(opt < expected_mse(40, 1.0, "elders", branching=5).sum())
+True
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from dpverify.continual.elders import _strategy, elders_levels
+
+__all__ = ["elders_node_factors", "check_weights"]
+
+_MAX_N = 8191
+_WEIGHTS = ("uniform", "total", "minimax")
+
+
+def check_weights(weights, n: int) -> str:
+    """``"uniform"`` (Lap(L/ε) on every node), or the optimum for ``"total"`` / ``"minimax"`` MSE.
+
+    Example
+    -------
+    >>> check_weights("total", 100)
+    'total'
+    """
+    if weights not in _WEIGHTS:
+        raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+    if weights != "uniform" and n > _MAX_N:
+        raise ValueError(f"weights={weights!r} solves a conic program: n must be <= {_MAX_N}, got {n}")
+    return weights
+
+
+@lru_cache(maxsize=8)
+def elders_node_factors(n: int, k: int, objective: str):
+    """``(R, factors_by_level, result)``: node v of level j, index i has scale factors[j][i] / ε.
+
+    Example
+    -------
+    >>> R, f, res = elders_node_factors(10, 3, "total")
+    >>> res.certified, len(f) == elders_levels(10, 3)
+    (True, True)
+    """
+    from dpverify.continual.weights import optimal_weights
+
+    R, A, offsets = _strategy(n, k)
+    res = optimal_weights(R, A, objective)
+    w = float(A.data[0])  # the uniform entry (1/L)(1 - 2^-40) of A
+    with np.errstate(divide="ignore"):
+        f_all = np.where(np.isinf(res.weights) | (res.weights == 0), 0.0, 1.0 / (res.weights * w))  # 0: no noise / never read
+    factors = [np.concatenate([[0.0], f_all[off : off + top]]) for off, top in offsets]
+    for f in factors:
+        f.setflags(write=False)
+    return R, factors, res
+
+
+def weighted_mse(n: int, k: int, objective: str, epsilon: float, noise: str) -> np.ndarray:
+    """Exact per-release MSE with the optimal factors (independent node noises).
+
+    Example
+    -------
+    >>> weighted_mse(10, 3, "minimax", 1.0, "laplace").shape
+    (10,)
+    """
+    R, factors, _ = elders_node_factors(n, k, objective)
+    f = np.concatenate([x[1:] for x in factors])
+    if noise == "laplace":
+        var = 2.0 * (f / epsilon) ** 2
+    else:
+        with np.errstate(divide="ignore", over="ignore"):
+            r = np.exp(-epsilon / f)
+            var = np.where(f > 0, 2.0 * r / np.expm1(-epsilon / np.where(f > 0, f, 1.0)) ** 2, 0.0)
+    L = elders_levels(n, k)
+    return (abs(R) / L) @ var  # proof: elders-weighted-mse

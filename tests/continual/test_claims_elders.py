@@ -1,0 +1,38 @@
+"""The elders claims come out as expected, and the checks can flip."""
+
+import numpy as np
+
+from dpverify.claims import Verdict
+from dpverify.continual import claims_elders as ce
+
+
+def test_honaker_ratio_holds():
+    assert ce._honaker_ratio().verdict == Verdict.HOLDS
+
+
+def test_gaussian_crossover_is_inconclusive_with_a_summary():
+    o = ce._gaussian_crossover()
+    assert o.verdict == Verdict.INCONCLUSIVE and "0.92" in o.summary
+
+
+def test_factorization_holds_and_flips(monkeypatch):
+    assert ce._factorization().verdict == Verdict.HOLDS
+    import dpverify.continual.elders as el
+
+    monkeypatch.setattr(el, "_node_weight", lambda L: 1.0 / L * (1 + 2.0**-30))  # a strategy over sensitivity 1
+    assert ce._factorization().verdict == Verdict.REFUTED
+
+
+def test_best_f_is_the_integer_minimum():
+    f, k = ce._best_f()
+    assert k == 19 and all(ce._f(j) >= f for j in range(2, 1000))
+    assert np.isclose(1 / (4 * np.log(2) ** 3) / f, 4.0456, atol=1e-4)
+
+
+def test_matrix_verifier_holds_and_flips(monkeypatch):
+    assert ce._matrix_verifier().verdict == Verdict.HOLDS
+    import dpverify.continual.matrix as mx
+
+    real = mx._row_sq_norms
+    monkeypatch.setattr(mx, "_row_sq_norms", lambda B: real(B) * (1 + 1e-6))  # a variance formula off by 1e-6
+    assert ce._matrix_verifier().verdict == Verdict.REFUTED
