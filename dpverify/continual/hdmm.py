@@ -37,6 +37,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from dpverify._validation import as_generator, check_positive_int
+from dpverify.proofdocs import proven
 
 __all__ = ["prefix_workload", "p_identity_objective", "p_identity", "PIdentityResult"]
 
@@ -83,6 +84,7 @@ def _col_sq_norms(W) -> np.ndarray:
     return out
 
 
+@proven("proofs/continual/hdmm_gradient.md")
 def p_identity_objective(theta: np.ndarray, W, g: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """F(Θ) and ∂F/∂Θ (module docstring); ``g`` = squared column norms of W (computed if None).
 
