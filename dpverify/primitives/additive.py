@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real
-from dpverify.primitives.sampling import discrete_laplace, laplace
+from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
+from dpverify.primitives.sampling import MAX_DISCRETE_SCALE, discrete_laplace, laplace
 
 __all__ = ["geometric_mechanism", "laplace_mechanism", "laplace_scale", "safe_laplace_mechanism"]
 
@@ -26,8 +26,17 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     -------
     >>> laplace_scale(2.0, 0.5)
     4.0
+
+    Raises ``ValueError`` naming ε when Δf/ε overflows (ε tiny) or underflows to 0 (ε huge).
     """
-    return check_real(sensitivity, "sensitivity", positive=True) / check_epsilon(epsilon)
+    d = check_real(sensitivity, "sensitivity", positive=True)
+    eps = check_epsilon(epsilon)
+    b = d / eps
+    if math.isinf(b):
+        raise ValueError(f"epsilon = {eps!r} is too small for sensitivity {d!r}: the noise scale sensitivity/epsilon overflows float64")
+    if b == 0.0:
+        raise ValueError(f"epsilon = {eps!r} is too large for sensitivity {d!r}: the noise scale sensitivity/epsilon underflows to 0")
+    return b
 
 
 def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=None) -> np.ndarray:
@@ -39,7 +48,9 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=
     sensitivity : ℓ1 sensitivity Δf of the whole vector query (> 0)
     epsilon : ε > 0
     rng : numpy Generator, int seed or None
-    size : output shape when ``value`` is to be broadcast (default: value's shape)
+    size : output shape when ``value`` is to be broadcast (default: value's shape).  Each entry
+        is an independent run on the same ``value`` (what an auditor needs): publishing a batch
+        of ``size`` runs costs size·ε (sequential composition), and their mean tends to ``value``.
 
     Example
     -------
@@ -48,12 +59,16 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=
     """
     v = check_finite_array(value, "value")
     b = laplace_scale(sensitivity, epsilon)
-    shape = v.shape if size is None else size
+    shape = check_size(size, "size", broadcast=v.shape)
     return v + laplace(b, shape, as_generator(rng))  # proof: laplace-mech
 
 
 def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=None) -> np.ndarray:
     """Integer f(D) + two-sided geometric noise with P(k) ∝ exp(−ε|k|/Δf); int64 outputs.
+
+    The noise is exact at every scale (:func:`~dpverify.primitives.sampling.discrete_laplace`);
+    Δf/ε must be at most 2^57 and |value| below 2^62 so that outputs fit int64.  ``size``: as in
+    :func:`laplace_mechanism`, independent runs on the same value, size·ε for the batch.
 
     Example
     -------
@@ -63,9 +78,24 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
     v = check_finite_array(value, "value")
     if (v != np.round(v)).any():
         raise ValueError(f"value must be integer-valued, got {v[v != np.round(v)].ravel()[0]!r}")
+    if (np.abs(v) >= 2.0**62).any():
+        raise ValueError(f"value must be below 2^62 in absolute value (int64 outputs), got {v[np.abs(v) >= 2.0**62].ravel()[0]!r}")
     b = laplace_scale(sensitivity, epsilon)
-    shape = v.shape if size is None else size
-    return v.astype(np.int64) + discrete_laplace(b, shape, as_generator(rng))
+    if b > MAX_DISCRETE_SCALE:
+        raise ValueError(
+            f"epsilon = {epsilon!r} is too small for sensitivity {sensitivity!r}: the noise scale "
+            f"sensitivity/epsilon = {b:.4g} exceeds 2^57, beyond int64 outputs"
+        )
+    shape = check_size(size, "size", broadcast=v.shape)
+    noise = discrete_laplace(b, shape, as_generator(rng))
+    # |v| < 2^62 and |noise| < 2^62 except with probability < e^{-32}: add in Python ints then
+    out = v.astype(np.int64) + noise
+    if (np.abs(noise) >= 2**62).any():
+        total = np.array([int(a) + int(n) for a, n in zip(np.broadcast_to(v.astype(np.int64), shape).ravel(), noise.ravel())], dtype=object)
+        if any(abs(x) >= 2**63 for x in total):
+            raise ValueError("geometric_mechanism: an output exceeded int64 (probability < e^-32)")
+        out = total.astype(np.int64).reshape(shape)
+    return out
 
 
 def _grid_sensitivity(sensitivity: float, grid: float, entries: int) -> int:
@@ -83,13 +113,19 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     k = rint(f(D)/g) (exact: g is a power of two), K = ⌊Δf/g⌋ + m bounds ‖k − k'‖₁ on
     neighbours for an m-entry query of ℓ1 sensitivity Δf (each entry's rounding can add less
     than one grid step: Σ|rint(a_i) − rint(a'_i)| < Δf/g + m), and the release is (k + N)·g
-    with N two-sided geometric of scale K/ε per entry, an
-    integer: every step is exact in double precision, so the set of reachable outputs does
-    not depend on D (the textbook float mechanism's flaw, Mironov 2012; see
-    :mod:`dpverify.audit.floating_point`).  Noise scale in value units: (Δf + m·g)/ε at most,
-    so choose g ≪ Δf/m for long vectors.  (K = ⌊Δf/g⌋ + 1, right for a scalar, is not enough for
-    m ≥ 3: three entries changed by (102.25, 102.25, 819.5)·g, ℓ1 = Δf = 1 at g = 2⁻¹⁰, round
-    to a change of 1026 > 1025 grid steps; ``tests/primitives/test_prim_safe_vector.py``.)
+    with N two-sided geometric of scale K/ε per entry, drawn exactly at every scale
+    (:func:`~dpverify.primitives.sampling.discrete_laplace`), and k + N an exact int64: the
+    set of reachable outputs does not depend on D (the textbook float mechanism's flaw,
+    Mironov 2012; see :mod:`dpverify.audit.floating_point`).  When |k + N| ≥ 2^53 the float
+    output is the nearest double to (k + N)·g, a deterministic function of the exact integer
+    release (post-processing: no privacy cost).  Noise scale in value units: (Δf + m·g)/ε at
+    most, so choose g ≪ Δf/m for long vectors.  (K = ⌊Δf/g⌋ + 1, right for a scalar, is not
+    enough for m ≥ 3: three entries changed by (102.25, 102.25, 819.5)·g, ℓ1 = Δf = 1 at
+    g = 2⁻¹⁰, round to a change of 1026 > 1025 grid steps;
+    ``tests/primitives/test_prim_safe_vector.py``.)
+
+    ``size``: independent runs on the same ``value`` (what an auditor needs); publishing all
+    of them is size·ε-DP by sequential composition, and their mean converges to ``value``.
 
     Example
     -------
@@ -101,12 +137,21 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     d = check_real(sensitivity, "sensitivity", positive=True)
     eps = check_epsilon(epsilon)
     g = check_real(grid, "grid", positive=True)
+    if not d / g < 2.0**62:
+        raise ValueError(f"grid = {g!r} is too fine for sensitivity {d!r}: sensitivity/grid must be < 2^62")
     if math.frexp(g)[0] != 0.5:
         raise ValueError(f"grid must be a power of two, got {grid!r}")
     k = np.rint(v / g)  # proof: safe-round
+    if np.abs(k).max(initial=0) >= 2.0**53:
+        raise ValueError(f"value/grid too large for an exact release on grid {g!r}: |value| must be < 2^53·grid")
     K = _grid_sensitivity(d, g, max(v.size, 1))  # proof: safe-sensitivity
-    shape = v.shape if size is None else size
-    m = k + discrete_laplace(K / eps, shape, as_generator(rng))  # proof: safe-noise
-    if np.abs(m).max(initial=0) >= 2.0**53:
-        raise ValueError(f"value/grid too large for an exact release on grid {g!r}")
-    return m * g
+    scale = K / eps
+    if not scale <= MAX_DISCRETE_SCALE:
+        raise ValueError(
+            f"epsilon = {eps!r} is too small for sensitivity {d!r} on grid {g!r}: the integer noise scale "
+            f"(⌊sensitivity/grid⌋ + m)/epsilon = {scale:.4g} exceeds 2^57 (use a coarser grid or a larger epsilon)"
+        )
+    shape = check_size(size, "size", broadcast=v.shape)
+    N = discrete_laplace(scale, shape, as_generator(rng))
+    m = k.astype(np.int64) + N  # proof: safe-noise
+    return np.ldexp(m.astype(np.float64), math.frexp(g)[1] - 1)  # m·g, rounded once: post-processing of m
