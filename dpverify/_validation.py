@@ -10,13 +10,15 @@ wherever Python numbers are; bool, complex and string values are refused
 (``TypeError``) instead of being coerced; integers that would wrap around int64
 (2^63, 1e308 as a count) are refused (``ValueError``).
 
-Memory budget
--------------
+Memory and work budgets
+-----------------------
 :data:`MEMORY_BUDGET_BYTES` (4 GiB) is the one budget every room uses: work
 whose arrays would need more is refused up front by :func:`check_budget` with a
 ``ValueError`` naming the parameter, never attempted.  Set the environment
 variable ``DPVERIFY_MEMORY_BUDGET`` (bytes, e.g. ``17179869184``) to change it;
-:func:`memory_budget` reads it at each call.
+:func:`memory_budget` reads it at each call.  Likewise :data:`WORK_BUDGET_DRAWS`
+(2·10^9 random draws, ``DPVERIFY_WORK_BUDGET``) bounds streamed work that needs
+little memory but would run for hours; :func:`check_work` refuses it up front.
 """
 
 from __future__ import annotations
@@ -46,7 +48,13 @@ __all__ = [
     "check_budget",
     "check_size",
     "check_bool",
+    "WORK_BUDGET_DRAWS",
+    "check_work",
 ]
+
+#: Default work budget: random draws (or comparable unit steps) one call may perform, about a
+#: minute of sampling; override with DPVERIFY_WORK_BUDGET.  Beyond it a call is refused up front.
+WORK_BUDGET_DRAWS = 2 * 10**9
 
 #: Default memory budget (bytes) for any single call; override with DPVERIFY_MEMORY_BUDGET.
 MEMORY_BUDGET_BYTES = 4 * 2**30
@@ -99,6 +107,22 @@ def check_budget(nbytes: Any, what: str) -> None:
         raise ValueError(
             f"{what} is too large: it needs about {_gib(need)}, over the memory budget of {_gib(budget)} "
             "(set DPVERIFY_MEMORY_BUDGET to change it)"
+        )
+
+
+def check_work(units: Any, what: str) -> None:
+    """Refuse a call that would take more than the work budget (``DPVERIFY_WORK_BUDGET`` or 2·10^9 draws).
+
+    Example
+    -------
+    >>> check_work(10**6, "trials")
+    """
+    env = os.environ.get("DPVERIFY_WORK_BUDGET")
+    budget = WORK_BUDGET_DRAWS if env is None or not env.strip() else int(env)
+    if not float(units) <= budget:
+        raise ValueError(
+            f"{what} is too much work: {float(units):.3g} draws, over the budget of {budget:.3g} "
+            "(set DPVERIFY_WORK_BUDGET to change it)"
         )
 
 
