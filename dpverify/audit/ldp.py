@@ -44,6 +44,7 @@ import numpy as np
 import sympy as sp
 
 from dpverify._validation import (
+    check_bool,
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -113,13 +114,6 @@ class LDPResult:
 
 
 # ----------------------------------------------------------------------------- validation
-
-
-def _check_flag(value: Any, name: str) -> bool:
-    """A bool flag (numpy bools accepted); anything else is a TypeError, not read as truthy."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
 
 
 def _check_definition(definition: Any) -> str:
@@ -333,7 +327,7 @@ def check_ldp(
     Fraction(0, 1)
     """
     definition = _check_definition(definition)
-    exact = _check_flag(exact, "exact")
+    exact = check_bool(exact, "exact")
     if exact:
         return _check_ldp_exact(P, epsilon, delta, definition)
     Pm = check_row_stochastic(P, "P")
@@ -468,7 +462,7 @@ def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact
     log(3)
     """
     definition = _check_definition(definition)
-    exact = _check_flag(exact, "exact")
+    exact = check_bool(exact, "exact")
     if exact:
         M = _exact_matrix(P)
         dlt = _to_fraction(delta, "delta")

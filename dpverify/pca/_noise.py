@@ -5,7 +5,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_finite_array
+from dpverify._validation import check_budget, check_finite_array
+
+#: Largest Laplace scale the room's float64 mechanisms accept: squares of noise up to ~1e150·40 and
+#: their eigen-decompositions stay finite.  A smaller ε gives a useless release anyway.
+MAX_NOISE_SCALE = 1e150
+
+
+def noise_scale(numerator: float, eps_part: float, epsilon: float) -> float:
+    """numerator / eps_part, refused with a ValueError naming ε when it is not a usable finite scale."""
+    if not eps_part > 0:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: its share of the budget underflows to 0")
+    b = numerator / eps_part
+    if not b <= MAX_NOISE_SCALE:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: the noise scale {b:.3g} exceeds {MAX_NOISE_SCALE:.0e}, beyond float64 eigen-decomposition")
+    return b
+
+
+def check_release_size(reps: int, n: int, p: int) -> None:
+    """Refuse (reps, n, p) releases beyond the memory budget (about four float64 copies)."""
+    check_budget(4 * 8.0 * reps * n * p + 4 * 8.0 * reps * p * p, f"reps = {reps} runs of {n}×{p}")
 
 
 def check_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
