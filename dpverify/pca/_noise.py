@@ -27,9 +27,25 @@ def check_release_size(reps: int, n: int, p: int) -> None:
     check_budget(4 * 8.0 * reps * n * p + 4 * 8.0 * reps * p * p, f"reps = {reps} runs of {n}×{p}")
 
 
+def _is_pair(bounds) -> bool:
+    """A (lower, upper) pair: a 2-tuple/list or a 2-row array."""
+    if isinstance(bounds, (tuple, list)):
+        return len(bounds) == 2
+    return isinstance(bounds, np.ndarray) and bounds.ndim == 2 and bounds.shape[0] == 2
+
+
+def bounds_length(bounds) -> int:
+    """Validate ``bounds`` on its own (no data yet): returns p; errors name ``bounds``."""
+    if not _is_pair(bounds):
+        raise TypeError(f"bounds must be a pair (lower, upper) of arrays, got {type(bounds).__name__}")
+    lo = check_finite_array(bounds[0], "bounds[0] (lower)", ndim=1)
+    check_bounds(bounds, lo.shape[0])
+    return lo.shape[0]
+
+
 def check_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Public per-feature bounds ``(lower, upper)``, each of length p with lower < upper."""
-    if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+    if not _is_pair(bounds):
         raise TypeError(f"bounds must be a pair (lower, upper) of length-{p} arrays, got {type(bounds).__name__}")
     lo = check_finite_array(bounds[0], "bounds[0] (lower)", ndim=1)
     hi = check_finite_array(bounds[1], "bounds[1] (upper)", ndim=1)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_positive_int
-from dpverify.pca._noise import check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
+from dpverify.pca._noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
 from dpverify.pca.ppca import PPCAFit, check_data, check_k, sample_from_scores
 
 __all__ = ["CorrectedPPCADP", "DEFAULT_SPLIT"]
@@ -78,6 +78,7 @@ class CorrectedPPCADP:
         check_positive_int(self.k, "k")
         check_epsilon(self.epsilon)
         _check_split(self.split)
+        bounds_length(self.bounds)
 
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X′ (n × p, units of X)."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_positive_int
-from dpverify.pca._noise import check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
+from dpverify.pca._noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
 from dpverify.pca.ppca import check_data, check_k, minmax_normalise
 
 __all__ = ["PCABasedPPDP"]
@@ -60,6 +60,8 @@ class PCABasedPPDP:
     def __post_init__(self):  # k <= p and the bounds' length are checked when the data are known
         check_positive_int(self.k, "k")
         check_epsilon(self.epsilon)
+        if self.bounds is not None:
+            bounds_length(self.bounds)
 
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X̂ (n × p, units of X)."""

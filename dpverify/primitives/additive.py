@@ -14,9 +14,16 @@ import math
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
-from dpverify.primitives.sampling import MAX_DISCRETE_SCALE, discrete_laplace, laplace
+from dpverify.primitives.sampling import MAX_DISCRETE_SCALE, MAX_LAPLACE_SCALE, discrete_laplace, laplace
 
 __all__ = ["geometric_mechanism", "laplace_mechanism", "laplace_scale", "safe_laplace_mechanism"]
+
+
+def _check_value(value) -> np.ndarray:
+    v = check_finite_array(value, "value")
+    if v.size == 0:
+        raise ValueError(f"value must be non-empty, got shape {v.shape}")
+    return v
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
@@ -57,8 +64,10 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=
     >>> laplace_mechanism([10.0, 3.0], 1.0, 1.0, rng=0).shape
     (2,)
     """
-    v = check_finite_array(value, "value")
+    v = _check_value(value)
     b = laplace_scale(sensitivity, epsilon)
+    if b > MAX_LAPLACE_SCALE:
+        raise ValueError(f"sensitivity/epsilon = {b:.3g} is too large a Laplace scale (over 1e305, draws overflow float64)")
     shape = check_size(size, "size", broadcast=v.shape)
     return v + laplace(b, shape, as_generator(rng))  # proof: laplace-mech
 
@@ -75,7 +84,7 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
     >>> geometric_mechanism([5, 7], 1, 1.0, rng=0).dtype
     dtype('int64')
     """
-    v = check_finite_array(value, "value")
+    v = _check_value(value)
     if (v != np.round(v)).any():
         raise ValueError(f"value must be integer-valued, got {v[v != np.round(v)].ravel()[0]!r}")
     if (np.abs(v) >= 2.0**62).any():
@@ -133,7 +142,7 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     >>> bool((x * 2**10 == np.rint(x * 2**10)).all())
     True
     """
-    v = check_finite_array(value, "value")
+    v = _check_value(value)
     d = check_real(sensitivity, "sensitivity", positive=True)
     eps = check_epsilon(epsilon)
     g = check_real(grid, "grid", positive=True)

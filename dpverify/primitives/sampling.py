@@ -23,11 +23,14 @@ import numpy as np
 
 from dpverify._validation import as_generator, check_finite_array, check_size
 
-__all__ = ["MAX_DISCRETE_SCALE", "laplace", "discrete_laplace"]
+__all__ = ["MAX_DISCRETE_SCALE", "MAX_LAPLACE_SCALE", "laplace", "discrete_laplace"]
 
 #: Largest scale :func:`discrete_laplace` accepts: its int64 outputs then overflow with
 #: probability below e^{-64} (|K| ≥ 2^63 needs ⌊X/s⌋ ≥ 2^63 with P(X ≥ x) = e^{-x/scale}).
 MAX_DISCRETE_SCALE = 2.0**57
+
+#: Largest scale :func:`laplace` accepts: beyond it draws (scale × an exponential up to ~40) overflow float64.
+MAX_LAPLACE_SCALE = 1e305
 
 _T_FAST = 32  # V < 32 keeps t·V + U < 2^57 · 32 + 2^57 < 2^63 in int64
 
@@ -53,6 +56,8 @@ def laplace(scale, size=None, rng=None) -> np.ndarray:
     (3,)
     """
     s = _scales(scale)
+    if (s > MAX_LAPLACE_SCALE).any():
+        raise ValueError(f"scale must be <= 1e305 (larger Laplace draws overflow float64), got {s[s > MAX_LAPLACE_SCALE].ravel()[0]!r}")
     shape = check_size(size, "size", broadcast=s.shape)
     g = as_generator(rng)
     return g.laplace(0.0, s, size=shape)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_probability, check_real, check_work
-from dpverify.primitives.sampling import laplace
+from dpverify.primitives.sampling import MAX_LAPLACE_SCALE, laplace
 
 __all__ = ["laplace_alpha", "laplace_failure_probability", "simulate_failure_probability"]
 
@@ -76,8 +76,8 @@ def simulate_failure_probability(alpha, sensitivity, epsilon, m, trials: int, rn
     d = check_real(sensitivity, "sensitivity", positive=True)
     e = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
-    if math.isinf(d / e):
-        raise ValueError(f"epsilon = {e!r} is too small for sensitivity {d!r}: the noise scale overflows float64")
+    if not d / e <= MAX_LAPLACE_SCALE:
+        raise ValueError(f"sensitivity/epsilon = {d / e:.3g} is too large a Laplace scale (over 1e305, draws overflow float64)")
     trials = check_positive_int(trials, "trials")
     check_work(float(trials) * m, f"trials × m = {trials} × {m} Laplace draws")
     g = as_generator(rng)
