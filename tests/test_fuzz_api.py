@@ -144,7 +144,7 @@ OVERRIDES = {
     "dpverify.audit.exact.privacy_curve": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilons": [0.0, 0.5]},
     "dpverify.audit.ldp.ldp_delta_curve": {"P": [[0.75, 0.25], [0.25, 0.75]], "epsilons": [0.0, 1.0]},
     "dpverify.primitives.composition.Accountant": {"budget": 1.0},
-    "dpverify.primitives.composition.product_law": {},
+    "dpverify.primitives.composition.product_law": None,  # *laws only: covered by its own tests
     "dpverify.claims.evidence.to_jsonable": {"value": {"a": [1, 2.5], "b": np.arange(3)}},
     "dpverify.datasets.loaders.load_adult": {"split": "test"},
     "dpverify.datasets.loaders.load_magic": {},
@@ -164,7 +164,7 @@ METHODS = {
 def baseline(qual: str, obj) -> dict | None:
     """Keyword arguments of a valid call, or None when a parameter has no known valid value."""
     if qual in OVERRIDES:
-        return dict(OVERRIDES[qual])
+        return None if OVERRIDES[qual] is None else dict(OVERRIDES[qual])
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
@@ -542,10 +542,10 @@ def test_owned_baselines_are_valid():
 
 
 def test_fuzz_owned_modules_sample():
-    """A seeded sample of 500 hostile calls into the hardened modules: 0 failures."""
-    counts, failures, _ = run_sweep(_owned(), sample=500, seed=10)
+    """A seeded sample of 300 hostile calls into the hardened modules: 0 failures."""
+    counts, failures, _ = run_sweep(_owned(), sample=300, seed=10)
     print("\nfuzz (owned, sample):", dict(counts))
-    assert counts["calls"] == 500
+    assert counts["calls"] == 300
     assert not failures, "\n".join(f"{q}({p}={lab}): {why}" for q, p, lab, why in failures)
 
 
