@@ -160,7 +160,11 @@ def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: f
         def prob(m, s):
             return float(stats.norm.cdf(hi, m, s) - stats.norm.cdf(lo, m, s)) if hi <= m else float(
                 stats.norm.sf(lo, m, s) - stats.norm.sf(hi, m, s))
-        return prob(m1, s1) - math.exp(eps) * prob(m2, s2)
+        p2 = prob(m2, s2)
+        if p2 <= 0:
+            return prob(m1, s1)
+        x = eps + math.log(p2)  # e^ε P2 in log space: no overflow of e^ε for ε > 709.78
+        return prob(m1, s1) - (math.exp(x) if x < 709.0 else math.inf)
 
     if abs(a) < 1e-300:
         if b == 0:
