@@ -73,9 +73,9 @@ def _bernoulli_exp_frac(num: np.ndarray, den: np.ndarray, g: np.random.Generator
     out = np.empty(num.shape, dtype=bool)
     active = np.arange(num.size)
     k = 1
-    scalar_den = den.size > 0 and bool((den == den.flat[0]).all())
+    per = isinstance(den, np.ndarray)  # one denominator per entry, or one for all (a Python int)
     while active.size:
-        d = int(den.flat[0]) if scalar_den else den[active]
+        d = den[active] if per else den
         # A_k ~ Bernoulli(γ/k) = Bernoulli(num/den) ∧ Bernoulli(1/k) (k = 1: the second is certain)
         a = g.integers(0, d, size=active.size) < num[active]  # proof: bern-exp
         if k > 1:
@@ -87,37 +87,51 @@ def _bernoulli_exp_frac(num: np.ndarray, den: np.ndarray, g: np.random.Generator
     return out
 
 
-def _geometric_exact(t: np.ndarray, shift: np.ndarray, g: np.random.Generator) -> np.ndarray:
-    """G = ⌊X / 2^shift⌋ per entry, X = U + t·V with P(X = x) ∝ e^{−x/t}; so P(G ≥ m) = e^{−m·2^shift/t}.
+def _bernoulli_exp_one(n: int, g: np.random.Generator) -> np.ndarray:
+    """Exact Bernoulli(e^{−1}) × n: :func:`_bernoulli_exp_frac` with γ = 1, where A_k ~ Bernoulli(1/k)."""
+    out = np.empty(n, dtype=bool)
+    active = np.arange(n)
+    k = 2  # A_1 ~ Bernoulli(1) always succeeds
+    while active.size:
+        a = g.integers(0, k, size=active.size) == 0  # proof: bern-exp-one
+        out[active[~a]] = k % 2 == 1
+        active = active[a]
+        k += 1
+    return out
 
+
+def _geometric_exact(t, shift, n: int, g: np.random.Generator) -> np.ndarray:
+    """n draws of G = ⌊X / 2^shift⌋, X = U + t·V with P(X = x) ∝ e^{−x/t}; so P(G ≥ m) = e^{−m·2^shift/t}.
+
+    ``t`` and ``shift`` are Python ints (one scale) or int64 arrays of length n (a scale per draw).
     U on {0, …, t−1} with P(U = u) ∝ e^{−u/t} (uniform proposal, accepted with
     Bernoulli(e^{−u/t}) ≥ e^{−1}); V with P(V ≥ v) = e^{−v} (the number of Bernoulli(e^{−1})
     successes before the first failure).  CKS Algorithm 2, steps 1–5.
     """
-    n = t.size
+    per = isinstance(t, np.ndarray)
     U = np.zeros(n, dtype=np.int64)
-    pending = np.flatnonzero(t > 1)  # t = 1: U = 0 always
-    scalar_t = n > 0 and bool((t == t[0]).all())
+    pending = np.flatnonzero(t > 1) if per else np.arange(n if t > 1 else 0)  # t = 1: U = 0 always
     while pending.size:
-        u = g.integers(0, int(t[0]) if scalar_t else t[pending], size=pending.size)  # proof: dlap-uniform
-        acc = _bernoulli_exp_frac(u, t[pending], g)  # proof: dlap-accept
+        tp = t[pending] if per else t
+        u = g.integers(0, tp, size=pending.size)  # proof: dlap-uniform
+        acc = _bernoulli_exp_frac(u, tp, g)  # proof: dlap-accept
         U[pending[acc]] = u[acc]
         pending = pending[~acc]
     V = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
-    ones = np.ones(n, dtype=np.int64)
     while active.size:
-        b = _bernoulli_exp_frac(ones[: active.size], ones[: active.size], g)  # proof: dlap-geometric-v
+        b = _bernoulli_exp_one(active.size, g)  # proof: dlap-geometric-v
         V[active[b]] += 1
         active = active[b]
     G = np.zeros(n, dtype=np.int64)
     fast = V < _T_FAST
+    tf, sh = (t[fast], shift[fast]) if per else (t, shift)
     # X < 2^63 here: t ≤ 2^57, V < 32
-    X = U[fast] + t[fast] * V[fast]  # proof: dlap-x
-    sh = shift[fast]
+    X = U[fast] + tf * V[fast]  # proof: dlap-x
     G[fast] = np.where(sh < 63, X >> np.minimum(sh, 62), 0)  # proof: dlap-floor
     for i in np.flatnonzero(~fast):  # V ≥ 32 (probability e^{-32}): exact Python ints
-        gi = (int(U[i]) + int(t[i]) * int(V[i])) >> int(shift[i])  # proof: dlap-floor-exact
+        ti, si = (int(t[i]), int(shift[i])) if per else (t, shift)
+        gi = (int(U[i]) + ti * int(V[i])) >> si  # proof: dlap-floor-exact
         if gi >= 2**63:
             raise ValueError("discrete_laplace: a draw exceeded the int64 range (probability < e^-64)")
         G[i] = gi
@@ -152,17 +166,19 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
         )
     shape = check_size(size, "size", broadcast=s.shape, itemsize=8 * 12)
     g = as_generator(rng)
-    if s.size == 1:
-        uniq, inv = s.reshape(1), np.zeros(math.prod(shape), dtype=np.intp)
+    n = math.prod(shape)
+    if s.size == 1:  # one scale: t, j as Python ints
+        f = Fraction(float(s.ravel()[0]))  # exact: scale = t / 2^j
+        t, shift = f.numerator, f.denominator.bit_length() - 1
     else:
         uniq, inv = np.unique(np.broadcast_to(s, shape).ravel(), return_inverse=True)
-    tq = np.empty(uniq.size, dtype=np.int64)
-    sh = np.empty(uniq.size, dtype=np.int64)
-    for i, v in enumerate(uniq.tolist()):
-        f = Fraction(v)  # exact: v = t / 2^j
-        tq[i] = f.numerator
-        sh[i] = f.denominator.bit_length() - 1
-    t, shift = tq[inv], sh[inv]
-    g1 = _geometric_exact(t, shift, g)
-    g2 = _geometric_exact(t, shift, g)
+        tq = np.empty(uniq.size, dtype=np.int64)
+        sh = np.empty(uniq.size, dtype=np.int64)
+        for i, v in enumerate(uniq.tolist()):
+            f = Fraction(v)  # exact: v = t / 2^j
+            tq[i] = f.numerator
+            sh[i] = f.denominator.bit_length() - 1
+        t, shift = tq[inv], sh[inv]
+    g1 = _geometric_exact(t, shift, n, g)
+    g2 = _geometric_exact(t, shift, n, g)
     return (g1 - g2).reshape(shape)  # proof: dlap-sampler
