@@ -66,6 +66,8 @@ OWNED = (
     "dpverify.pca.corrected",
     "dpverify.pca.pca_ppdp",
     "dpverify.pca.ppca_dp",
+    "dpverify.pca.ppca",
+    "dpverify.pca.thm3",
     "dpverify.datasets.loaders",
     "dpverify.claims.evidence",
 )
@@ -139,6 +141,7 @@ OVERRIDES = {
     "dpverify.pca.ppca_dp.PPCADP": {"k": 1, "epsilon": 1.0},
     "dpverify.pca.ppca.PPCA": {"k": 1},
     "dpverify.pca.ppca.check_k": {"k": 1, "p": 3},
+    "dpverify.pca.thm3.feature2_law": {"X": __import__("dpverify.pca.thm3", fromlist=["x"]).gaussian_pair()[0]},
     "dpverify.pca.ppca_dp.paper_sensitivity": {"k": 1, "p": 3},
     "dpverify.audit.exact.hockey_stick": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilon": 0.5},
     "dpverify.audit.exact.privacy_curve": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilons": [0.0, 0.5]},
@@ -413,8 +416,9 @@ def run_sweep(callables, *, sample: int | None = None, seed: int = 0):
     """Run (a seeded sample of) the fuzz cases; returns (counts, failures, no_baseline)."""
     from threadpoolctl import threadpool_limits
 
+    callables, broken = _baseline_ok(callables)
     cases = list(fuzz_cases(callables))
-    no_base = sorted({c[0] for c in cases if c[2] == "no-baseline"})
+    no_base = sorted({c[0] for c in cases if c[2] == "no-baseline"} | {f"{m}.{n} (baseline call fails)" for m, n, _ in broken})
     cases = [c for c in cases if c[2] != "no-baseline"]
     if sample is not None and sample < len(cases):
         cases = random.Random(seed).sample(cases, sample)

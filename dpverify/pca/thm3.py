@@ -150,6 +150,12 @@ def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: f
     m1, m2 = check_real(m1, "m1"), check_real(m2, "m2")
     v1, v2 = check_real(v1, "v1", positive=True), check_real(v2, "v2", positive=True)
     eps = check_real(epsilon, "epsilon")
+    for name, mv in (("m1", m1), ("m2", m2)):
+        if abs(mv) > 1e150:
+            raise ValueError(f"{name} must be at most 1e150 in absolute value (its square enters the log-ratio), got {mv!r}")
+    for name, vv in (("v1", v1), ("v2", v2)):
+        if not 1e-150 <= vv <= 1e150:
+            raise ValueError(f"{name} must be in [1e-150, 1e150] (its reciprocal enters the log-ratio), got {vv!r}")
     # ln p1 − ln p2 − ε = a t² + b t + c
     a = 0.5 / v2 - 0.5 / v1
     b = m1 / v1 - m2 / v2
