@@ -97,13 +97,23 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
         )
     shape = check_size(size, "size", broadcast=v.shape)
     noise = discrete_laplace(b, shape, as_generator(rng))
-    # |v| < 2^62 and |noise| < 2^62 except with probability < e^{-32}: add in Python ints then
-    out = v.astype(np.int64) + noise
-    if (np.abs(noise) >= 2**62).any():
-        total = np.array([int(a) + int(n) for a, n in zip(np.broadcast_to(v.astype(np.int64), shape).ravel(), noise.ravel())], dtype=object)
-        if any(abs(x) >= 2**63 for x in total):
-            raise ValueError("geometric_mechanism: an output exceeded int64 (probability < e^-32)")
-        out = total.astype(np.int64).reshape(shape)
+    return _add_saturating(v.astype(np.int64), noise)
+
+
+def _add_saturating(k: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """k + noise in int64, the exact sum clipped to the int64 range.
+
+    |k| < 2^62, so int64 overflow needs |noise| ≥ 2^62 (probability < e^{-32} per draw at the
+    largest scale 2^57); then the exact sum is computed in Python ints and saturated.  Clipping
+    is a fixed function of the exact integer release: post-processing, no privacy cost (a
+    raise would depend on the data and leak).
+    """
+    out = k + noise
+    big = np.abs(noise) >= 2**62
+    if big.any():
+        kb = np.broadcast_to(k, noise.shape)
+        for i in zip(*np.nonzero(big)):
+            out[i] = min(max(int(kb[i]) + int(noise[i]), -(2**63)), 2**63 - 1)
     return out
 
 
@@ -163,4 +173,5 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     shape = check_size(size, "size", broadcast=v.shape)
     N = discrete_laplace(scale, shape, as_generator(rng))
     m = k.astype(np.int64) + N  # proof: safe-noise
+    m = _add_saturating(k.astype(np.int64), N) if (np.abs(N) >= 2**62).any() else m  # int64-safe, see _add_saturating
     return np.ldexp(m.astype(np.float64), math.frexp(g)[1] - 1)  # m·g, rounded once: post-processing of m
