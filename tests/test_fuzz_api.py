@@ -444,7 +444,14 @@ def run_sweep(callables, *, sample: int | None = None, seed: int = 0):
 
 def _baseline_ok(callables):
     """The callables whose baseline call itself succeeds (others are reported, not fuzzed)."""
+    from threadpoolctl import threadpool_limits
+
     good, broken = [], []
+    with threadpool_limits(1):  # no BLAS worker threads across fork()
+        return _baseline_ok_inner(callables, good, broken)
+
+
+def _baseline_ok_inner(callables, good, broken):
     for m, n, obj in callables:
         base = baseline(f"{m}.{n}", obj)
         if base is None:
@@ -480,9 +487,12 @@ def cli_cases():
 
 
 def run_cli(argv):
+    from threadpoolctl import threadpool_limits
+
     from dpverify.cli import main
 
-    return run_isolated(main, (argv,), timeout=60, capture=True)
+    with threadpool_limits(1):
+        return run_isolated(main, (argv,), timeout=60, capture=True)
 
 
 def judge_cli(out: dict) -> str | None:
