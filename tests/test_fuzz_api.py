@@ -153,6 +153,10 @@ OVERRIDES = {
     "dpverify.datasets.loaders.load_adult": {"split": "test"},
     "dpverify.datasets.loaders.load_magic": {},
     "dpverify.continual.kary.kary_node_span": {"t": [1, 2, 3], "k": 2},
+    "dpverify.continual.fenwick.lowbit": {"x": [1, 2, 3]},
+    "dpverify.continual.methods.get_method": {"name": "naive"},
+    "dpverify.audit.statistical.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
+    "dpverify.audit.statistical.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.continual.kary.kary_path_sums": {"x": [1.0, 2.0, 3.0, 4.0], "k": 2},
 }
 
