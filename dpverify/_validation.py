@@ -4,12 +4,28 @@ Each checker returns the value in canonical form (a Python float, an int, a
 fresh read-only-safe numpy copy) or raises ``ValueError`` / ``TypeError`` whose
 message names the parameter and the offending value.  Inputs are never
 mutated: array checkers return copies.
+
+Numpy scalars (``np.int64(1)``, ``np.float32(0.5)``) and 0-d arrays are accepted
+wherever Python numbers are; bool, complex and string values are refused
+(``TypeError``) instead of being coerced; integers that would wrap around int64
+(2^63, 1e308 as a count) are refused (``ValueError``).
+
+Memory and work budgets
+-----------------------
+:data:`MEMORY_BUDGET_BYTES` (4 GiB) is the one budget every room uses: work
+whose arrays would need more is refused up front by :func:`check_budget` with a
+``ValueError`` naming the parameter, never attempted.  Set the environment
+variable ``DPVERIFY_MEMORY_BUDGET`` (bytes, e.g. ``17179869184``) to change it;
+:func:`memory_budget` reads it at each call.  Likewise :data:`WORK_BUDGET_DRAWS`
+(2·10^9 random draws, ``DPVERIFY_WORK_BUDGET``) bounds streamed work that needs
+little memory but would run for hours; :func:`check_work` refuses it up front.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -27,7 +43,139 @@ __all__ = [
     "check_row_stochastic",
     "check_finite_array",
     "as_generator",
+    "MEMORY_BUDGET_BYTES",
+    "memory_budget",
+    "check_budget",
+    "check_size",
+    "check_bool",
+    "WORK_BUDGET_DRAWS",
+    "check_work",
 ]
+
+#: Default work budget: random draws (or comparable unit steps) one call may perform, about a
+#: minute of sampling; override with DPVERIFY_WORK_BUDGET.  Beyond it a call is refused up front.
+WORK_BUDGET_DRAWS = 2 * 10**9
+
+#: Default memory budget (bytes) for any single call; override with DPVERIFY_MEMORY_BUDGET.
+MEMORY_BUDGET_BYTES = 4 * 2**30
+
+#: Counts and other integers are held in int64: anything at or above this wraps around.
+INT64_LIMIT = 2**63
+
+
+def memory_budget() -> int:
+    """The memory budget in bytes: ``DPVERIFY_MEMORY_BUDGET`` if set (a positive integer), else 4 GiB.
+
+    Example
+    -------
+    >>> memory_budget() >= 1
+    True
+    """
+    env = os.environ.get("DPVERIFY_MEMORY_BUDGET")
+    if env is None or env.strip() == "":
+        return MEMORY_BUDGET_BYTES
+    try:
+        v = int(env)
+    except ValueError:
+        raise ValueError(f"DPVERIFY_MEMORY_BUDGET must be a positive integer number of bytes, got {env!r}") from None
+    if v < 1:
+        raise ValueError(f"DPVERIFY_MEMORY_BUDGET must be a positive integer number of bytes, got {env!r}")
+    return v
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:.3g} GiB"
+
+
+def check_budget(nbytes: Any, what: str) -> None:
+    """Refuse work whose arrays need more than :func:`memory_budget` bytes (``ValueError`` naming ``what``).
+
+    ``what`` names the parameter responsible, e.g. ``"n = 10000000000"``.
+
+    Example
+    -------
+    >>> check_budget(1024, "size")
+    >>> try:
+    ...     check_budget(2**70, "n = 2**67")
+    ... except ValueError as e:
+    ...     print(str(e).split(":")[0])
+    n = 2**67 is too large
+    """
+    need = float(nbytes)
+    budget = memory_budget()
+    if not need <= budget:
+        raise ValueError(
+            f"{what} is too large: it needs about {_gib(need)}, over the memory budget of {_gib(budget)} "
+            "(set DPVERIFY_MEMORY_BUDGET to change it)"
+        )
+
+
+def check_work(units: Any, what: str) -> None:
+    """Refuse a call that would take more than the work budget (``DPVERIFY_WORK_BUDGET`` or 2·10^9 draws).
+
+    Example
+    -------
+    >>> check_work(10**6, "trials")
+    """
+    env = os.environ.get("DPVERIFY_WORK_BUDGET")
+    budget = WORK_BUDGET_DRAWS if env is None or not env.strip() else int(env)
+    if not float(units) <= budget:
+        raise ValueError(
+            f"{what} is too much work: {float(units):.3g} draws, over the budget of {budget:.3g} "
+            "(set DPVERIFY_WORK_BUDGET to change it)"
+        )
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """A flag: ``True``/``False`` (numpy bools too); anything else is a TypeError, never read as truthy.
+
+    Example
+    -------
+    >>> check_bool(np.bool_(True), "exact")
+    True
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {_show(value)} of type {type(value).__name__}")
+
+
+def check_size(size: Any, name: str = "size", *, broadcast: tuple = (), itemsize: int = 8) -> tuple:
+    """An output shape: ``None`` (→ ``broadcast``), a positive int or a tuple of positive ints.
+
+    The shape must broadcast with ``broadcast`` (the shape of array parameters) to itself, and
+    ``prod(shape) * itemsize`` bytes must fit :func:`memory_budget`.  A sampler's ``size``
+    means independent draws: ``size`` noisy releases of the same data under one ε cost
+    ``size``·ε in total (sequential composition).
+
+    Example
+    -------
+    >>> check_size(3), check_size((2, np.int64(2))), check_size(None, broadcast=(4,))
+    ((3,), (2, 2), (4,))
+    """
+    if size is None:
+        shape = tuple(int(d) for d in broadcast)
+    else:
+        if isinstance(size, np.ndarray) and size.ndim == 0:
+            size = size.item()
+        dims = size if isinstance(size, (tuple, list)) else (size,)
+        shape = []
+        for d in dims:
+            if isinstance(d, bool) or not isinstance(d, (numbers.Integral, np.integer)):
+                raise TypeError(f"{name} must be a positive integer or a tuple of them, got {_show(size)}")
+            if d < 1:
+                raise ValueError(f"{name} must be a positive integer or a tuple of them, got {_show(size)}")
+            shape.append(int(d))
+        shape = tuple(shape)
+        if broadcast:
+            try:
+                ok = np.broadcast_shapes(tuple(broadcast), shape) == shape
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f"{name} {shape} does not match the shape {tuple(broadcast)} of the array parameters")
+    count = math.prod(shape)
+    check_budget(count * itemsize, f"{name} = {_show(size)}")
+    return shape
 
 
 def _show(x: Any) -> str:
@@ -47,7 +195,10 @@ def check_real(value: Any, name: str, *, positive: bool = False, nonneg: bool = 
         value = value.item()
     if not _is_real_scalar(value):
         raise TypeError(f"{name} must be a real number, got {_show(value)} of type {type(value).__name__}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite, got {_show(value)}") from None
     if math.isnan(v) or math.isinf(v):
         raise ValueError(f"{name} must be finite, got {_show(value)}")
     if positive and not v > 0:
@@ -86,30 +237,67 @@ def check_confidence(c: Any, name: str = "confidence") -> float:
     return v
 
 
-def check_positive_int(n: Any, name: str) -> int:
-    """An integer >= 1 (bools and integral floats such as 3.0 are rejected)."""
-    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)):
+def _as_int(n: Any, name: str) -> int:
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n[()]
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
         raise TypeError(f"{name} must be an integer, got {_show(n)} of type {type(n).__name__}")
-    if n < 1:
+    return int(n)
+
+
+def check_positive_int(n: Any, name: str, *, maximum: int | None = None) -> int:
+    """An integer >= 1 (bools and integral floats such as 3.0 are rejected), optionally <= ``maximum``."""
+    v = _as_int(n, name)
+    if v < 1:
         raise ValueError(f"{name} must be >= 1, got {_show(n)}")
-    return int(n)
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {_show(n)}")
+    return v
 
 
-def check_nonneg_int(n: Any, name: str) -> int:
-    """An integer >= 0."""
-    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {_show(n)} of type {type(n).__name__}")
-    if n < 0:
+def check_nonneg_int(n: Any, name: str, *, maximum: int | None = None) -> int:
+    """An integer >= 0, optionally <= ``maximum``."""
+    v = _as_int(n, name)
+    if v < 0:
         raise ValueError(f"{name} must be >= 0, got {_show(n)}")
-    return int(n)
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {_show(n)}")
+    return v
+
+
+def _real_array(x: Any, name: str) -> np.ndarray:
+    """A float64 copy of array-like numeric ``x``; bool, complex, string and ragged input refused."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}: {exc}") from None
+    kind = raw.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{name} must be numeric, got a bool array")
+    if kind == "c":
+        raise TypeError(f"{name} must be real, got a complex array")
+    if kind in "USVMm":
+        raise TypeError(f"{name} must be numeric, got dtype {raw.dtype}")
+    if kind == "O":
+        for v in raw.ravel().tolist():
+            if isinstance(v, (bool, np.bool_, complex, np.complexfloating, str, bytes)) or v is None:
+                raise TypeError(f"{name} must contain real numbers, got {_show(v)}")
+    try:
+        return np.array(raw, dtype=float, copy=True)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite, got an entry too large for float64") from None
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}: {exc}") from None
 
 
 def check_finite_array(x: Any, name: str, *, ndim: int | None = None, shape: tuple | None = None) -> np.ndarray:
-    """A float array copy with no NaN or inf, optionally of a given ndim/shape."""
-    try:
-        arr = np.array(x, dtype=float, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric array-like, got {type(x).__name__}: {exc}") from None
+    """A float array copy with no NaN or inf, optionally of a given ndim/shape.
+
+    Bool, complex and string arrays are refused (TypeError), not coerced.
+    """
+    arr = _real_array(x, name)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if shape is not None:
@@ -125,6 +313,14 @@ def check_finite_array(x: Any, name: str, *, ndim: int | None = None, shape: tup
     return arr
 
 
+def _input_tolerance(x: Any, n: int, atol: float) -> float:
+    """``atol``, widened to the rounding of a lower-precision float input (a float32 π sums to 1 ± n·2^-24)."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and np.dtype(dt).kind == "f" and np.dtype(dt).itemsize < 8:
+        return max(atol, 2.0 * max(n, 1) * float(np.finfo(dt).eps))
+    return atol
+
+
 def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -> np.ndarray:
     """A 1-d vector of probabilities (>= 0) summing to 1 within ``atol``."""
     arr = check_finite_array(pi, name, ndim=1)
@@ -134,8 +330,11 @@ def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -
         i = int(np.argmax(arr < 0))
         raise ValueError(f"{name} must be non-negative, got {_show(arr[i])} at index {i}")
     s = float(arr.sum())
-    if abs(s - 1.0) > atol:
+    tol = _input_tolerance(pi, arr.size, atol)
+    if abs(s - 1.0) > tol:
         raise ValueError(f"{name} must sum to 1, sums to {_show(s)}")
+    if tol > atol:
+        arr = arr / s  # a float32 input: renormalise in float64
     return arr
 
 
@@ -148,18 +347,35 @@ def check_row_stochastic(P: Any, name: str = "P", *, atol: float = 1e-9) -> np.n
         idx = tuple(int(i) for i in np.argwhere(arr < 0)[0])
         raise ValueError(f"{name} must be non-negative, got {_show(arr[idx])} at index {idx}")
     sums = arr.sum(axis=1)
-    bad = np.abs(sums - 1.0) > atol
+    tol = _input_tolerance(P, arr.shape[1], atol)
+    bad = np.abs(sums - 1.0) > tol
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{name} must be row-stochastic: row {i} sums to {_show(sums[i])}")
+    if tol > atol:
+        arr = arr / sums[:, None]
     return arr
 
 
 def check_counts(counts: Any, name: str = "counts", *, length: int | None = None, nonempty: bool = False) -> np.ndarray:
-    """A 1-d array of non-negative integers (integral floats accepted), returned as int64 copy."""
+    """A 1-d array of non-negative integers (integral floats accepted), returned as int64 copy.
+
+    Values (and their total, which releases accumulate) must stay below 2^63: 2^63 or 1e308 would
+    wrap around int64 to −9.2e18, so they are refused with a ValueError naming ``name``.
+    """
     if isinstance(counts, (str, bytes)):
         raise TypeError(f"{name} must be an array of counts, got {type(counts).__name__}")
-    arr = np.array(counts, copy=True)
+    try:
+        arr = np.array(counts, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of counts: {exc}") from None
+    if arr.dtype == object and arr.ndim == 1:
+        vals = arr.tolist()
+        if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in vals):
+            big = [i for i, v in enumerate(vals) if abs(int(v)) >= INT64_LIMIT]
+            if big:
+                raise ValueError(f"{name} must be < 2^63 (int64), got {_show(vals[big[0]])} at index {big[0]}")
+            arr = np.array([int(v) for v in vals], dtype=np.int64)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must contain integers, got dtype {arr.dtype}")
     if arr.ndim != 1:
@@ -180,6 +396,14 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
         raise ValueError(f"{name} must be non-negative, got {_show(arr[i])} at index {i}")
+    if arr.size:
+        big = arr >= float(INT64_LIMIT) if arr.dtype.kind == "f" else arr >= np.uint64(INT64_LIMIT) if arr.dtype.kind == "u" else np.zeros(arr.shape, bool)
+        if big.any():
+            i = int(np.argmax(big))
+            raise ValueError(f"{name} must be < 2^63 (int64), got {_show(arr[i])} at index {i}")
+        total = float(arr.astype(float).sum())
+        if total > 2.0**62:  # float rounding keeps this well below 2^63
+            raise ValueError(f"{name} must total <= 2^62 so that running sums stay exact in int64, totals {total:.4g}")
     return arr.astype(np.int64)
 
 

@@ -62,10 +62,10 @@ def privacy_curve(p, q, epsilons) -> np.ndarray:
     """
     p, q = _pair(p, q)
     eps = check_finite_array(epsilons, "epsilons")
-    with np.errstate(over="ignore"):  # e^ε = inf for ε > 709: then only outputs with q_o = 0 count
-        e = np.exp(eps)[..., None]
-    with np.errstate(invalid="ignore"):  # inf * 0 = nan, discarded by the where
-        scaled = np.where(q > 0, e * q, 0.0)  # e^ε q_o, with inf * 0 read as 0
+    with np.errstate(divide="ignore"):
+        logq = np.log(q)  # ln 0 = −inf
+    with np.errstate(over="ignore"):  # e^ε q_o = exp(ε + ln q_o): 0 where q_o = 0, inf only if the true value is > 1.8e308
+        scaled = np.exp(eps[..., None] + logq)  # proof: log-space
     return np.maximum(0.0, p - scaled).sum(axis=-1)  # proof: hockey-stick
 
 

@@ -19,7 +19,11 @@ For δ = 0 the two coincide; for δ > 0 and more than two outputs the
 per-output condition is strictly weaker (see ``proofs/audit/hockey_stick.md``
 and ``proofs/rr/definitions.md``).
 
-Float mode decides ``required_delta ≤ δ + atol``.  Exact mode
+Float mode works in log space (e^ε P as exp(ε + ln P), so any finite ε is
+handled, also beyond the float64 overflow of e^ε at 709.78); with δ = 0 it
+decides every ratio P[i1, j] / P[i2, j] ≤ e^ε as ln P[i1, j] − ln P[i2, j] ≤ ε + atol,
+so a zero against a non-zero probability always fails; with δ > 0 it decides
+``required_delta ≤ δ + atol``.  Exact mode
 (``exact=True``) takes rational entries (``int``, ``fractions.Fraction``,
 sympy ``Rational`` or strings such as ``"1/3"``), ε as a number or a sympy
 expression (``sympy.log(3)`` makes e^ε = 3 rational) and decides every
@@ -40,6 +44,7 @@ import numpy as np
 import sympy as sp
 
 from dpverify._validation import (
+    check_bool,
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -112,6 +117,8 @@ class LDPResult:
 
 
 def _check_definition(definition: Any) -> str:
+    if not isinstance(definition, str):
+        raise TypeError(f"definition must be one of {DEFINITIONS}, got {definition!r}")
     if definition not in DEFINITIONS:
         raise ValueError(f"definition must be one of {DEFINITIONS}, got {definition!r}")
     return definition
@@ -208,32 +215,66 @@ def _exact_simplify(x: Any) -> Any:
 # ----------------------------------------------------------------------------- the checks
 
 
-def _per_output_float(P: np.ndarray, E: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Column slack d_j = max_i P[i,j] − e^ε min_i P[i,j], with the arg-max/arg-min rows."""
+def _log(P: np.ndarray) -> np.ndarray:
+    """Natural log with log 0 = −inf (no warning)."""
+    with np.errstate(divide="ignore"):
+        return np.log(P)
+
+
+def _scaled(logP: np.ndarray, eps: float) -> np.ndarray:
+    """e^ε · P computed as exp(ε + ln P): 0 for P = 0, +inf only when the true value exceeds 1.8e308."""
+    with np.errstate(over="ignore"):
+        return np.exp(eps + logP)  # proof: log-space-scale
+
+
+def _per_output_float(P: np.ndarray, eps: float, delta: float, atol: float):
+    """Per column: slack d_j = max_i P[i,j] − e^ε min_i P[i,j] and whether the column violates.
+
+    With δ = 0 a column violates iff ln max − ln min > ε + atol (a zero minimum against a
+    non-zero maximum always does); with δ > 0 iff d_j > δ + atol.
+    """
     hi, lo = P.argmax(axis=0), P.argmin(axis=0)
     cols = np.arange(P.shape[1])
-    with np.errstate(invalid="ignore"):  # E = inf and a zero entry: E·0 = 0
-        d = P[hi, cols] - np.where(P[lo, cols] > 0, E * P[lo, cols], 0.0)  # proof: per-output-column
-    return d, hi, lo
+    phi, plo = P[hi, cols], P[lo, cols]
+    d = phi - _scaled(_log(plo), eps)  # proof: per-output-column
+    if delta == 0:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lr = np.where(phi > 0, _log(phi) - _log(plo), -np.inf)  # proof: zero-exact
+        bad = lr > eps + atol
+    else:
+        bad = d > delta + atol
+    return d, hi, lo, bad
 
 
-def _standard_float(P: np.ndarray, E: float, delta: float, atol: float):
-    """max over ordered row pairs of the hockey-stick divergence, blocked over rows."""
+def _standard_float(P: np.ndarray, eps: float, delta: float, atol: float):
+    """max over ordered row pairs of the hockey-stick divergence, blocked over rows.
+
+    Returns (best required δ, its pair, number of violating pairs, a violating pair or None).
+    """
     n, m = P.shape
+    logP = _log(P)
+    EP = _scaled(logP, eps)
     block = max(1, _BLOCK_ENTRIES // max(1, n * m))
-    best, arg, violations = -math.inf, (0, 0), 0
+    best, arg, violations, first_bad = -math.inf, (0, 0), 0, None
     for a0 in range(0, n, block):
         A = P[a0 : a0 + block]
-        with np.errstate(invalid="ignore"):
-            EP = np.where(P > 0, E * P, 0.0)  # E = inf and a zero entry: E·0 = 0
         hs = np.maximum(0.0, A[:, None, :] - EP[None, :, :]).sum(axis=2)  # proof: standard-pairs
-        violations += int((hs > delta + atol).sum())
+        if delta == 0:  # decide P[a,j] ≤ e^ε P[c,j] for every j in log space, zeros exactly
+            with np.errstate(invalid="ignore"):
+                lr = np.where(A[:, None, :] > 0, logP[a0 : a0 + block, None, :] - logP[None, :, :], -np.inf)
+            bad = (lr > eps + atol).any(axis=2)
+        else:
+            bad = hs > delta + atol
+        violations += int(bad.sum())
+        if first_bad is None and bad.any():
+            k = int(np.argmax(bad))
+            first_bad = (a0 + k // n, k % n)
         if n > 1:  # report a pair of distinct inputs (a row against itself gives 0)
             hs[np.arange(len(A)), a0 + np.arange(len(A))] = -1.0
         k = int(np.argmax(hs))
         if hs.flat[k] > best:
             best, arg = float(hs.flat[k]), (a0 + k // n, k % n)
-    return best, arg, violations
+    return best, arg, violations, first_bad
 
 
 def check_ldp(
@@ -252,7 +293,8 @@ def check_ldp(
     P : array_like, shape (n, m)
         Row-stochastic mechanism matrix, ``P[i, j] = Pr(j | i)``.
     epsilon : float (or sympy expression in exact mode)
-        ε > 0.
+        ε > 0.  Any finite float works: e^ε P is computed as exp(ε + ln P), so ε beyond
+        the float64 overflow point of e^ε (709.78) is decided correctly.
     delta : float in [0, 1)
         δ.
     definition : {"standard", "per_output"}
@@ -261,7 +303,10 @@ def check_ldp(
     exact : bool
         Decide in exact rational arithmetic (entries must be rational).
     atol : float
-        Float mode only: holds iff ``required_delta <= delta + atol``.
+        Float mode only, a tolerance for rounding.  With δ = 0: holds iff
+        ln P[i1, j] − ln P[i2, j] ≤ ε + atol for every pair and output, so a zero
+        against a non-zero probability always fails.  With δ > 0: holds iff
+        ``required_delta <= delta + atol``.
 
     Returns
     -------
@@ -275,31 +320,36 @@ def check_ldp(
     >>> rr = [[0.75, 0.25], [0.25, 0.75]]               # randomized response, e^ε = 3
     >>> check_ldp(rr, math.log(3)).holds, check_ldp(rr, 1.0).holds
     (True, False)
+    >>> check_ldp([[1 - 1e-12, 1e-12], [1, 0]], 1.0).holds   # ε = ∞: a zero against 1e-12
+    False
     >>> import sympy
     >>> check_ldp([["3/4", "1/4"], ["1/4", "3/4"]], sympy.log(3), exact=True).required_delta
     Fraction(0, 1)
     """
     definition = _check_definition(definition)
+    exact = check_bool(exact, "exact")
     if exact:
         return _check_ldp_exact(P, epsilon, delta, definition)
     Pm = check_row_stochastic(P, "P")
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     tol = check_real(atol, "atol", nonneg=True)
-    E = math.exp(eps) if eps < 709.0 else math.inf  # e^ε overflows float64 beyond ~709.78
     if definition == "per_output":
-        d, hi, lo = _per_output_float(Pm, E)
+        d, hi, lo, bad = _per_output_float(Pm, eps, dlt, tol)
         j = int(np.argmax(d))
-        req = max(0.0, float(d[j]))
+        if bad.any() and not bad[j]:
+            j = int(np.argmax(bad))  # a violation the δ-scale cannot see (zero against 1e-300)
+        req = max(0.0, float(d.max()))
         return LDPResult(
-            holds=req <= dlt + tol, definition=definition, epsilon=eps, delta=dlt, required_delta=req,
-            rows=(int(hi[j]), int(lo[j])), outputs=(j,), violations=int((d > dlt + tol).sum()), exact=False,
+            holds=not bad.any(), definition=definition, epsilon=eps, delta=dlt, required_delta=req,
+            rows=(int(hi[j]), int(lo[j])), outputs=(j,), violations=int(bad.sum()), exact=False,
         )
-    req, (a, c), nviol = _standard_float(Pm, E, dlt, tol)
-    with np.errstate(invalid="ignore"):
-        S = tuple(int(j) for j in np.flatnonzero(Pm[a] > np.where(Pm[c] > 0, E * Pm[c], 0.0)))
+    req, (a, c), nviol, first_bad = _standard_float(Pm, eps, dlt, tol)
+    if first_bad is not None and dlt == 0 and req <= tol:
+        a, c = first_bad  # the violation is a log-ratio the δ-scale cannot see
+    S = tuple(int(j) for j in np.flatnonzero(Pm[a] > _scaled(_log(Pm[c]), eps)))
     return LDPResult(
-        holds=req <= dlt + tol, definition=definition, epsilon=eps, delta=dlt, required_delta=max(0.0, req),
+        holds=nviol == 0, definition=definition, epsilon=eps, delta=dlt, required_delta=max(0.0, req),
         rows=(a, c), outputs=S, violations=nviol, exact=False,
     )
 
@@ -352,7 +402,7 @@ def _check_ldp_exact(P: Any, epsilon: Any, delta: Any, definition: str) -> LDPRe
 
 
 def _smallest_E_pair(p, q, delta, zero):
-    """Smallest E ≥ 1 with Σ_j max(0, p_j − E q_j) ≤ δ (None if no finite E works).
+    """Smallest E ≥ 1 with Σ_j max(0, p_j − E q_j) ≤ δ (None if no finite E works); exact (Fractions).
 
     The maximising output set at any E is a prefix of the outputs sorted by
     p_j / q_j (descending), so the condition is: for every prefix T,
@@ -369,23 +419,50 @@ def _smallest_E_pair(p, q, delta, zero):
     return E
 
 
+def _smallest_log_E_pair(p: np.ndarray, q: np.ndarray, delta: float) -> float:
+    """ln of :func:`_smallest_E_pair` in float, in log space (−inf … inf; inf if no finite E works).
+
+    ln E = max(0, max over prefixes T of ln(p(T) − δ) − ln q(T)), so E beyond float64's range
+    (q(T) ~ 1e-313) still gives a finite ln E.
+    """
+    zero_q = q == 0
+    c0 = float(p[zero_q].sum())
+    if c0 > delta:
+        return math.inf
+    pos = ~zero_q
+    pp, qq = p[pos], q[pos]
+    with np.errstate(divide="ignore"):
+        order = np.argsort(-(np.log(pp) - np.log(qq)), kind="stable")
+    A = c0 + np.cumsum(pp[order])
+    B = np.cumsum(qq[order])
+    need = A > delta
+    if not need.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        return max(0.0, float(np.max(np.log(A[need] - delta) - np.log(B[need]))))  # proof: log-space-epsilon
+
+
 def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact: bool = False):
     """The smallest ε ≥ 0 for which ``P`` is (ε, δ)-LDP under ``definition``.
 
     ``math.inf`` (``sympy.oo`` in exact mode) when no finite ε works, e.g. a
     column with a zero and an entry larger than δ.  Exact mode returns
-    ``sympy.log(r)`` with r rational.
+    ``sympy.log(r)`` with r rational.  Float mode works in log space, so an ε
+    whose e^ε overflows float64 (ε > 709.78) is still returned finite.
 
     Example
     -------
     >>> import math
     >>> from dpverify.audit import ldp_epsilon
-    >>> round(ldp_epsilon([[0.75, 0.25], [0.25, 0.75]]) - math.log(3), 12)
-    0.0
+    >>> abs(ldp_epsilon([[0.75, 0.25], [0.25, 0.75]]) - math.log(3)) < 1e-12
+    True
+    >>> round(ldp_epsilon([[1, 1e-313], [1e-313, 1]]), 3)            # e^ε ≈ 1e313
+    720.709
     >>> ldp_epsilon([["3/4", "1/4"], ["1/4", "3/4"]], exact=True)
     log(3)
     """
     definition = _check_definition(definition)
+    exact = check_bool(exact, "exact")
     if exact:
         M = _exact_matrix(P)
         dlt = _to_fraction(delta, "delta")
@@ -413,20 +490,28 @@ def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact
         need = hi > dlt
         if (need & (lo == 0)).any():
             return math.inf
-        E = np.max((hi[need] - dlt) / lo[need], initial=1.0)
-        return float(math.log(max(E, 1.0)))
-    E = zero + 1
+        if not need.any():
+            return 0.0
+        return max(0.0, float(np.max(np.log(hi[need] - dlt) - np.log(lo[need]))))  # ln E in log space
+    if exact:
+        E = zero + 1
+        for a in range(n):
+            for c in range(n):
+                if a == c:
+                    continue
+                e_ac = _smallest_E_pair(list(M[a]), list(M[c]), dlt, zero)
+                if e_ac is None:
+                    return sp.oo
+                E = max(E, e_ac)
+        return sp.log(sp.Rational(E.numerator, E.denominator))
+    best = 0.0
     for a in range(n):
         for c in range(n):
-            if a == c:
-                continue
-            e_ac = _smallest_E_pair(list(M[a]), list(M[c]), dlt, zero)
-            if e_ac is None:
-                return sp.oo if exact else math.inf
-            E = max(E, e_ac)
-    if exact:
-        return sp.log(sp.Rational(E.numerator, E.denominator))
-    return float(math.log(E))
+            if a != c:
+                best = max(best, _smallest_log_E_pair(M[a], M[c], dlt))
+                if best == math.inf:
+                    return math.inf
+    return best
 
 
 def ldp_delta_curve(P: Any, epsilons: Any, definition: str = "standard") -> np.ndarray:
@@ -449,8 +534,8 @@ def ldp_delta_curve(P: Any, epsilons: Any, definition: str = "standard") -> np.n
         raise ValueError(f"epsilons must be >= 0, got {eps[eps < 0][0]!r}")
     if definition == "per_output":
         hi, lo = M.max(axis=0), M.min(axis=0)
-        with np.errstate(over="ignore", invalid="ignore"):  # e^ε = inf beyond ε ≈ 709.78; inf · 0 read as 0
-            scaled = np.where(lo[None, :] > 0, np.exp(eps)[:, None] * lo[None, :], 0.0)
+        with np.errstate(over="ignore", divide="ignore"):  # e^ε·lo = exp(ε + ln lo): 0 for lo = 0, no inf·0
+            scaled = np.exp(eps[:, None] + np.log(lo)[None, :])
         return np.maximum(0.0, (hi[None, :] - scaled).max(axis=1))
     n = M.shape[0]
     out = np.zeros(eps.shape)

@@ -26,9 +26,13 @@ import functools
 import gzip
 import hashlib
 import os
+import zlib
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
+
+from dpverify._validation import check_budget
 
 __all__ = [
     "ADULT_BOUNDS",
@@ -42,13 +46,20 @@ __all__ = [
 
 _DATA = Path(__file__).resolve().parent / "data"
 
-#: SHA-256 of the uncompressed originals (see data/README.md).
-SHA256 = {
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only array (module constants cannot be changed by callers)."""
+    a = np.array(a, dtype=float)
+    a.flags.writeable = False
+    return a
+
+
+#: SHA-256 of the uncompressed originals (see data/README.md); read-only.
+SHA256 = MappingProxyType({
     "adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
     "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
     "adult.names": "c248284c0b5de30c9e1958d6cdd168a34a654758b620e68f46aefa83fc0a576a",
     "magic04.data": "e9314b7ebd4b4b59a3b3d65f7316663963777b16a46786877651dbbaa640b36a",
-}
+})
 
 # Category lists as printed in adult.names (public), plus '?' for a missing workclass.
 _WORKCLASS = ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
@@ -76,23 +87,27 @@ MAGIC_FEATURES: tuple[str, ...] = ("fLength", "fWidth", "fSize", "fConc", "fConc
 #: education-num has 16 levels, one-hot columns are in [0, 1]; capital-loss has no
 #: documented top code and its bound 5000 was rounded outward from the observed
 #: maximum (4356) -- strictly, that choice looked at the data.
+#: A tuple of two read-only arrays.
 ADULT_BOUNDS: tuple[np.ndarray, np.ndarray] = (
-    np.array([0.0] + [0.0] * 9 + [1.0] + [0.0] * 7 + [0.0, 0.0, 1.0]),
-    np.array([90.0] + [1.0] * 9 + [16.0] + [1.0] * 7 + [99999.0, 5000.0, 99.0]),
+    _frozen([0.0] + [0.0] * 9 + [1.0] + [0.0] * 7 + [0.0, 0.0, 1.0]),
+    _frozen([90.0] + [1.0] * 9 + [16.0] + [1.0] * 7 + [99999.0, 5000.0, 99.0]),
 )
 #: MAGIC: fConc, fConc1 are ratios in [0, 1] and fAlpha an angle in [0, 90] by definition;
 #: the other bounds were rounded outward from the observed ranges (they looked at the data;
 #: a real release must fix them from the telescope's geometry instead).
 MAGIC_BOUNDS: tuple[np.ndarray, np.ndarray] = (
-    np.array([0.0, 0.0, 0.0, 0.0, 0.0, -600.0, -400.0, -250.0, 0.0, 0.0]),
-    np.array([400.0, 300.0, 6.0, 1.0, 1.0, 600.0, 400.0, 250.0, 90.0, 500.0]),
+    _frozen([0.0, 0.0, 0.0, 0.0, 0.0, -600.0, -400.0, -250.0, 0.0, 0.0]),
+    _frozen([400.0, 300.0, 6.0, 1.0, 1.0, 600.0, 400.0, 250.0, 90.0, 500.0]),
 )
 
 
 def _read_text(path: Path, expected_sha: str | None) -> str:
     raw = path.read_bytes()
     if path.suffix == ".gz":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+            raise ValueError(f"{path.name} is not a valid gzip file: {exc}") from None
     if expected_sha is not None:
         got = hashlib.sha256(raw).hexdigest()
         if got != expected_sha:
@@ -109,6 +124,7 @@ def _user_path(path, name: str) -> Path:
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"{name} {str(p)!r} is not a file")
+    check_budget(60.0 * p.stat().st_size, f"{name} {str(p)!r} ({p.stat().st_size} bytes; parsing needs ~60× that)")
     return p
 
 
@@ -223,7 +239,7 @@ def load_adult(path=None, *, split: str = "train") -> tuple[np.ndarray, np.ndarr
     ((16281, 21), 3846)
     """
     if path is None:
-        if split not in ("train", "test"):
+        if not isinstance(split, str) or split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {split!r}")
         X, y = _packaged("adult.data" if split == "train" else "adult.test")
         return X.copy(), y.copy()

@@ -5,13 +5,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_finite_array
+from dpverify._validation import check_budget, check_finite_array
 from dpverify.proofdocs import proven
+
+#: Largest Laplace scale the room's float64 mechanisms accept: squares of noise up to ~1e150·40 and
+#: their eigen-decompositions stay finite.  A smaller ε gives a useless release anyway.
+MAX_NOISE_SCALE = 1e150
+
+
+def noise_scale(numerator: float, eps_part: float, epsilon: float) -> float:
+    """numerator / eps_part, refused with a ValueError naming ε when it is not a usable finite scale."""
+    if not eps_part > 0:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: its share of the budget underflows to 0")
+    b = numerator / eps_part
+    if not b <= MAX_NOISE_SCALE:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: the noise scale {b:.3g} exceeds {MAX_NOISE_SCALE:.0e}, beyond float64 eigen-decomposition")
+    return b
+
+
+def check_release_size(reps: int, n: int, p: int) -> None:
+    """Refuse (reps, n, p) releases beyond the memory budget (about four float64 copies)."""
+    check_budget(4 * 8.0 * reps * n * p + 4 * 8.0 * reps * p * p, f"reps = {reps} runs of {n}×{p}")
+
+
+def _is_pair(bounds) -> bool:
+    """A (lower, upper) pair: a 2-tuple/list or a 2-row array."""
+    if isinstance(bounds, (tuple, list)):
+        return len(bounds) == 2
+    return isinstance(bounds, np.ndarray) and bounds.ndim == 2 and bounds.shape[0] == 2
+
+
+def bounds_length(bounds) -> int:
+    """Validate ``bounds`` on its own (no data yet): returns p; errors name ``bounds``."""
+    if not _is_pair(bounds):
+        raise TypeError(f"bounds must be a pair (lower, upper) of arrays, got {type(bounds).__name__}")
+    lo = check_finite_array(bounds[0], "bounds[0] (lower)", ndim=1)
+    check_bounds(bounds, lo.shape[0])
+    return lo.shape[0]
 
 
 def check_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Public per-feature bounds ``(lower, upper)``, each of length p with lower < upper."""
-    if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+    if not _is_pair(bounds):
         raise TypeError(f"bounds must be a pair (lower, upper) of length-{p} arrays, got {type(bounds).__name__}")
     lo = check_finite_array(bounds[0], "bounds[0] (lower)", ndim=1)
     hi = check_finite_array(bounds[1], "bounds[1] (upper)", ndim=1)

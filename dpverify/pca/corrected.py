@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_positive_int
-from dpverify.pca._noise import check_bounds, public_normalise, sorted_eigh, symmetric_laplace
+from dpverify.pca._noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
 from dpverify.pca.ppca import PPCAFit, check_data, check_k, sample_from_scores
 
 __all__ = ["CorrectedPPCADP", "DEFAULT_SPLIT"]
@@ -78,6 +78,7 @@ class CorrectedPPCADP:
         check_positive_int(self.k, "k")
         check_epsilon(self.epsilon)
         _check_split(self.split)
+        bounds_length(self.bounds)
 
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X′ (n × p, units of X)."""
@@ -92,9 +93,12 @@ class CorrectedPPCADP:
         lo, hi = check_bounds(self.bounds, p)
         f_mu, f_cov, f_k = _check_split(self.split)
         reps = check_positive_int(reps, "reps")
+        check_release_size(reps, n, p)
         g = as_generator(rng)
         Xn = public_normalise(X, lo, hi)                                              # step 1
         e_mu, e_cov, e_k = f_mu * eps, f_cov * eps, f_k * eps
+        for num, share in ((p, e_mu), (p * (p + 1) / 2, e_cov), (math.sqrt(k * p), e_k)):
+            noise_scale(num, share, self.epsilon)  # refuses ε whose shares underflow or scales overflow
         mu = (Xn.sum(axis=0) + g.laplace(0.0, p / e_mu, size=(reps, p))) / n         # proof: noisy-mean
         mu = np.clip(mu, 0.0, 1.0)
         S = Xn.T @ Xn + symmetric_laplace(p, p * (p + 1) / 2 / e_cov, reps, g)       # proof: noisy-moments

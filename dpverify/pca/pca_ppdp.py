@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_positive_int
-from dpverify.pca._noise import check_bounds, public_normalise, sorted_eigh, symmetric_laplace
+from dpverify.pca._noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
 from dpverify.pca.ppca import check_data, check_k, minmax_normalise
 
 __all__ = ["PCABasedPPDP"]
@@ -60,6 +60,8 @@ class PCABasedPPDP:
     def __post_init__(self):  # k <= p and the bounds' length are checked when the data are known
         check_positive_int(self.k, "k")
         check_epsilon(self.epsilon)
+        if self.bounds is not None:
+            bounds_length(self.bounds)
 
     def fit_publish(self, X, rng=None) -> np.ndarray:
         """Publish X̂ (n × p, units of X)."""
@@ -72,6 +74,9 @@ class PCABasedPPDP:
         k = check_k(self.k, p)
         eps = check_epsilon(self.epsilon)
         reps = check_positive_int(reps, "reps")
+        check_release_size(reps, n, p)
+        b_cov = noise_scale(p * (p + 1) / 2, eps / 2, self.epsilon)
+        b_proj = noise_scale(math.sqrt(k * p), eps / 2, self.epsilon)
         g = as_generator(rng)
         if self.bounds is None:
             Xn, lo, span = minmax_normalise(X)
@@ -79,8 +84,8 @@ class PCABasedPPDP:
             lo, hi = check_bounds(self.bounds, p)
             Xn, span = public_normalise(X, lo, hi), hi - lo
         eps_cov = eps_proj = eps / 2                                        # budget split ε/2 + ε/2
-        A = (Xn.T @ Xn + symmetric_laplace(p, p * (p + 1) / 2 / eps_cov, reps, g)) / n
+        A = (Xn.T @ Xn + symmetric_laplace(p, b_cov, reps, g)) / n
         _, U = sorted_eigh(A)
         U_k = U[..., :k]                                                    # (reps, p, k)
-        Y = Xn @ U_k + g.laplace(0.0, math.sqrt(k * p) / eps_proj, size=(reps, n, k))
+        Y = Xn @ U_k + g.laplace(0.0, b_proj, size=(reps, n, k))
         return lo + span * (Y @ np.swapaxes(U_k, -1, -2))

@@ -63,6 +63,7 @@ def check_k(k, p: int) -> int:
     2
     """
     k = check_positive_int(k, "k")
+    p = check_positive_int(p, "p")
     if k > p:
         raise ValueError(f"k must be in 1..p = 1..{p}, got {k}")
     return k
@@ -79,8 +80,12 @@ def minmax_normalise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     >>> Xn.tolist(), lo.tolist(), span.tolist()
     ([[0.0, 0.0], [1.0, 1.0]], [1.0, 10.0], [2.0, 10.0])
     """
+    X = check_data(X, min_rows=1)
     lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
+    with np.errstate(over="ignore"):
+        span = X.max(axis=0) - lo
+    if not np.isfinite(span).all():
+        raise ValueError("X has a column whose range max − min overflows float64")
     span = np.where(span > 0, span, 1.0)
     return (X - lo) / span, lo, span
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_real
+from dpverify.pca._noise import check_release_size, noise_scale
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise, sample_from_scores
 from dpverify.proofdocs import proven
 
@@ -92,6 +93,8 @@ class PPCADP:
         delta1 = paper_sensitivity(k, p) if self.sensitivity is None else check_real(
             self.sensitivity, "sensitivity", positive=True)
         reps = check_positive_int(reps, "reps")
+        check_release_size(reps, n, p)
+        noise_scale(delta1, eps, self.epsilon)  # refuses ε whose scale overflows
         g = as_generator(rng)
         Xn, lo, span = minmax_normalise(X)                       # step 2 (data-dependent, no noise)
         fit = fit_ppca(Xn, k)                                    # steps 3-4 (μ, Σ, U_k: no noise)

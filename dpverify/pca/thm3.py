@@ -153,6 +153,12 @@ def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: f
     m1, m2 = check_real(m1, "m1"), check_real(m2, "m2")
     v1, v2 = check_real(v1, "v1", positive=True), check_real(v2, "v2", positive=True)
     eps = check_real(epsilon, "epsilon")
+    for name, mv in (("m1", m1), ("m2", m2)):
+        if abs(mv) > 1e150:
+            raise ValueError(f"{name} must be at most 1e150 in absolute value (its square enters the log-ratio), got {mv!r}")
+    for name, vv in (("v1", v1), ("v2", v2)):
+        if not 1e-150 <= vv <= 1e150:
+            raise ValueError(f"{name} must be in [1e-150, 1e150] (its reciprocal enters the log-ratio), got {vv!r}")
     # ln p1 − ln p2 − ε = a t² + b t + c
     a = 0.5 / v2 - 0.5 / v1
     b = m1 / v1 - m2 / v2
@@ -163,7 +169,11 @@ def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: f
         def prob(m, s):
             return float(stats.norm.cdf(hi, m, s) - stats.norm.cdf(lo, m, s)) if hi <= m else float(
                 stats.norm.sf(lo, m, s) - stats.norm.sf(hi, m, s))
-        return prob(m1, s1) - math.exp(eps) * prob(m2, s2)
+        p2 = prob(m2, s2)
+        if p2 <= 0:
+            return prob(m1, s1)
+        x = eps + math.log(p2)  # e^ε P2 in log space: no overflow of e^ε for ε > 709.78
+        return prob(m1, s1) - (math.exp(x) if x < 709.0 else math.inf)
 
     if abs(a) < 1e-300:
         if b == 0:

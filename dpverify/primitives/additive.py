@@ -13,11 +13,18 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real
-from dpverify.primitives.sampling import discrete_laplace, laplace
+from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
+from dpverify.primitives.sampling import MAX_DISCRETE_SCALE, MAX_LAPLACE_SCALE, discrete_laplace, laplace
 from dpverify.proofdocs import proven
 
 __all__ = ["geometric_mechanism", "laplace_mechanism", "laplace_scale", "safe_laplace_mechanism"]
+
+
+def _check_value(value) -> np.ndarray:
+    v = check_finite_array(value, "value")
+    if v.size == 0:
+        raise ValueError(f"value must be non-empty, got shape {v.shape}")
+    return v
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
@@ -27,8 +34,17 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     -------
     >>> laplace_scale(2.0, 0.5)
     4.0
+
+    Raises ``ValueError`` naming ε when Δf/ε overflows (ε tiny) or underflows to 0 (ε huge).
     """
-    return check_real(sensitivity, "sensitivity", positive=True) / check_epsilon(epsilon)
+    d = check_real(sensitivity, "sensitivity", positive=True)
+    eps = check_epsilon(epsilon)
+    b = d / eps
+    if math.isinf(b):
+        raise ValueError(f"epsilon = {eps!r} is too small for sensitivity {d!r}: the noise scale sensitivity/epsilon overflows float64")
+    if b == 0.0:
+        raise ValueError(f"epsilon = {eps!r} is too large for sensitivity {d!r}: the noise scale sensitivity/epsilon underflows to 0")
+    return b
 
 
 @proven("proofs/primitives/laplace_dp.md")
@@ -41,33 +57,66 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=
     sensitivity : ℓ1 sensitivity Δf of the whole vector query (> 0)
     epsilon : ε > 0
     rng : numpy Generator, int seed or None
-    size : output shape when ``value`` is to be broadcast (default: value's shape)
+    size : output shape when ``value`` is to be broadcast (default: value's shape).  Each entry
+        is an independent run on the same ``value`` (what an auditor needs): publishing a batch
+        of ``size`` runs costs size·ε (sequential composition), and their mean tends to ``value``.
 
     Example
     -------
     >>> laplace_mechanism([10.0, 3.0], 1.0, 1.0, rng=0).shape
     (2,)
     """
-    v = check_finite_array(value, "value")
+    v = _check_value(value)
     b = laplace_scale(sensitivity, epsilon)
-    shape = v.shape if size is None else size
+    if b > MAX_LAPLACE_SCALE:
+        raise ValueError(f"sensitivity/epsilon = {b:.3g} is too large a Laplace scale (over 1e305, draws overflow float64)")
+    shape = check_size(size, "size", broadcast=v.shape)
     return v + laplace(b, shape, as_generator(rng))  # proof: laplace-mech
 
 
 def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=None) -> np.ndarray:
     """Integer f(D) + two-sided geometric noise with P(k) ∝ exp(−ε|k|/Δf); int64 outputs.
 
+    The noise is exact at every scale (:func:`~dpverify.primitives.sampling.discrete_laplace`);
+    Δf/ε must be at most 2^57 and |value| below 2^62 so that outputs fit int64.  ``size``: as in
+    :func:`laplace_mechanism`, independent runs on the same value, size·ε for the batch.
+
     Example
     -------
     >>> geometric_mechanism([5, 7], 1, 1.0, rng=0).dtype
     dtype('int64')
     """
-    v = check_finite_array(value, "value")
+    v = _check_value(value)
     if (v != np.round(v)).any():
         raise ValueError(f"value must be integer-valued, got {v[v != np.round(v)].ravel()[0]!r}")
+    if (np.abs(v) >= 2.0**62).any():
+        raise ValueError(f"value must be below 2^62 in absolute value (int64 outputs), got {v[np.abs(v) >= 2.0**62].ravel()[0]!r}")
     b = laplace_scale(sensitivity, epsilon)
-    shape = v.shape if size is None else size
-    return v.astype(np.int64) + discrete_laplace(b, shape, as_generator(rng))
+    if b > MAX_DISCRETE_SCALE:
+        raise ValueError(
+            f"epsilon = {epsilon!r} is too small for sensitivity {sensitivity!r}: the noise scale "
+            f"sensitivity/epsilon = {b:.4g} exceeds 2^57, beyond int64 outputs"
+        )
+    shape = check_size(size, "size", broadcast=v.shape)
+    noise = discrete_laplace(b, shape, as_generator(rng))
+    return _add_saturating(v.astype(np.int64), noise)
+
+
+def _add_saturating(k: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """k + noise in int64, the exact sum clipped to the int64 range.
+
+    |k| < 2^62, so int64 overflow needs |noise| ≥ 2^62 (probability < e^{-32} per draw at the
+    largest scale 2^57); then the exact sum is computed in Python ints and saturated.  Clipping
+    is a fixed function of the exact integer release: post-processing, no privacy cost (a
+    raise would depend on the data and leak).
+    """
+    out = k + noise
+    big = np.abs(noise) >= 2**62
+    if big.any():
+        kb = np.broadcast_to(k, noise.shape)
+        for i in zip(*np.nonzero(big)):
+            out[i] = min(max(int(kb[i]) + int(noise[i]), -(2**63)), 2**63 - 1)
+    return out
 
 
 def _grid_sensitivity(sensitivity: float, grid: float, entries: int) -> int:
@@ -86,13 +135,19 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     k = rint(f(D)/g) (exact: g is a power of two), K = ⌊Δf/g⌋ + m bounds ‖k − k'‖₁ on
     neighbours for an m-entry query of ℓ1 sensitivity Δf (each entry's rounding can add less
     than one grid step: Σ|rint(a_i) − rint(a'_i)| < Δf/g + m), and the release is (k + N)·g
-    with N two-sided geometric of scale K/ε per entry, an
-    integer: every step is exact in double precision, so the set of reachable outputs does
-    not depend on D (the textbook float mechanism's flaw, Mironov 2012; see
-    :mod:`dpverify.audit.floating_point`).  Noise scale in value units: (Δf + m·g)/ε at most,
-    so choose g ≪ Δf/m for long vectors.  (K = ⌊Δf/g⌋ + 1, right for a scalar, is not enough for
-    m ≥ 3: three entries changed by (102.25, 102.25, 819.5)·g, ℓ1 = Δf = 1 at g = 2⁻¹⁰, round
-    to a change of 1026 > 1025 grid steps; ``tests/primitives/test_prim_safe_vector.py``.)
+    with N two-sided geometric of scale K/ε per entry, drawn exactly at every scale
+    (:func:`~dpverify.primitives.sampling.discrete_laplace`), and k + N an exact int64: the
+    set of reachable outputs does not depend on D (the textbook float mechanism's flaw,
+    Mironov 2012; see :mod:`dpverify.audit.floating_point`).  When |k + N| ≥ 2^53 the float
+    output is the nearest double to (k + N)·g, a deterministic function of the exact integer
+    release (post-processing: no privacy cost).  Noise scale in value units: (Δf + m·g)/ε at
+    most, so choose g ≪ Δf/m for long vectors.  (K = ⌊Δf/g⌋ + 1, right for a scalar, is not
+    enough for m ≥ 3: three entries changed by (102.25, 102.25, 819.5)·g, ℓ1 = Δf = 1 at
+    g = 2⁻¹⁰, round to a change of 1026 > 1025 grid steps;
+    ``tests/primitives/test_prim_safe_vector.py``.)
+
+    ``size``: independent runs on the same ``value`` (what an auditor needs); publishing all
+    of them is size·ε-DP by sequential composition, and their mean converges to ``value``.
 
     Example
     -------
@@ -100,16 +155,26 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     >>> bool((x * 2**10 == np.rint(x * 2**10)).all())
     True
     """
-    v = check_finite_array(value, "value")
+    v = _check_value(value)
     d = check_real(sensitivity, "sensitivity", positive=True)
     eps = check_epsilon(epsilon)
     g = check_real(grid, "grid", positive=True)
+    if not d / g < 2.0**62:
+        raise ValueError(f"grid = {g!r} is too fine for sensitivity {d!r}: sensitivity/grid must be < 2^62")
     if math.frexp(g)[0] != 0.5:
         raise ValueError(f"grid must be a power of two, got {grid!r}")
     k = np.rint(v / g)  # proof: safe-round
+    if np.abs(k).max(initial=0) >= 2.0**53:
+        raise ValueError(f"value/grid too large for an exact release on grid {g!r}: |value| must be < 2^53·grid")
     K = _grid_sensitivity(d, g, max(v.size, 1))  # proof: safe-sensitivity
-    shape = v.shape if size is None else size
-    m = k + discrete_laplace(K / eps, shape, as_generator(rng))  # proof: safe-noise
-    if np.abs(m).max(initial=0) >= 2.0**53:
-        raise ValueError(f"value/grid too large for an exact release on grid {g!r}")
-    return m * g
+    scale = K / eps
+    if not scale <= MAX_DISCRETE_SCALE:
+        raise ValueError(
+            f"epsilon = {eps!r} is too small for sensitivity {d!r} on grid {g!r}: the integer noise scale "
+            f"(⌊sensitivity/grid⌋ + m)/epsilon = {scale:.4g} exceeds 2^57 (use a coarser grid or a larger epsilon)"
+        )
+    shape = check_size(size, "size", broadcast=v.shape)
+    N = discrete_laplace(scale, shape, as_generator(rng))
+    m = k.astype(np.int64) + N  # proof: safe-noise
+    m = _add_saturating(k.astype(np.int64), N) if (np.abs(N) >= 2**62).any() else m  # int64-safe, see _add_saturating
+    return np.ldexp(m.astype(np.float64), math.frexp(g)[1] - 1)  # m·g, rounded once: post-processing of m

@@ -7,9 +7,16 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
 
 __all__ = ["krr_matrix", "randomized_response"]
+
+
+def _keep_other(k: int, eps: float) -> tuple[float, float]:
+    """(e^ε, 1)/(e^ε + k − 1) computed with e^{−ε}, finite for every float ε > 0."""
+    r = math.exp(-eps)  # in (0, 1]; 0 only when e^ε overflows, then keep = 1 exactly
+    den = 1.0 + (k - 1) * r
+    return 1.0 / den, r / den
 
 
 def krr_matrix(k: int, epsilon: float) -> np.ndarray:
@@ -22,8 +29,8 @@ def krr_matrix(k: int, epsilon: float) -> np.ndarray:
     """
     k = check_positive_int(k, "k")
     eps = check_epsilon(epsilon)
-    keep = math.exp(eps) / (math.exp(eps) + k - 1)
-    other = 1.0 / (math.exp(eps) + k - 1)
+    check_budget(8.0 * k * k, f"k = {k} (a k×k matrix)")
+    keep, other = _keep_other(k, eps)
     P = np.full((k, k), other)
     np.fill_diagonal(P, keep)
     return P
@@ -37,13 +44,13 @@ def randomized_response(values, k: int, epsilon: float, rng=None) -> np.ndarray:
     >>> randomized_response([0, 1, 2], 3, 1.0, rng=0).shape
     (3,)
     """
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=2**62)
     eps = check_epsilon(epsilon)
     v = check_counts(np.ravel(values), "values")
     if (v >= k).any():
         raise ValueError(f"values must be in 0..{k - 1}, got {int(v[v >= k][0])}")
     g = as_generator(rng)
-    keep = g.random(v.shape) < math.exp(eps) / (math.exp(eps) + k - 1)
+    keep = g.random(v.shape) < _keep_other(k, eps)[0]
     shift = g.integers(1, k, size=v.shape) if k > 1 else np.zeros_like(v)  # uniform over the others
     out = np.where(keep, v, (v + shift) % k)
     return out.reshape(np.shape(values)).astype(np.int64)

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_probability, check_real
-from dpverify.primitives.sampling import laplace
+from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_probability, check_real, check_work
+from dpverify.primitives.sampling import MAX_LAPLACE_SCALE, laplace
 from dpverify.proofdocs import proven
 
 __all__ = ["laplace_alpha", "laplace_failure_probability", "simulate_failure_probability"]
@@ -38,7 +38,12 @@ def laplace_alpha(sensitivity: float, epsilon: float, m: int, beta: float) -> fl
     e = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
     b = _beta(beta)
-    return d / e * math.log(m / b)  # proof: usefulness-alpha
+    a = d / e * math.log(m / b)  # proof: usefulness-alpha
+    if math.isinf(a):
+        a = d * (math.log(m / b) / e)
+    if math.isinf(a):
+        raise ValueError(f"epsilon = {e!r} is too small for sensitivity {d!r}: alpha = (sensitivity/epsilon)·ln(m/beta) overflows float64")
+    return a
 
 
 def laplace_failure_probability(alpha: float, sensitivity: float, epsilon: float, m: int) -> float:
@@ -48,12 +53,17 @@ def laplace_failure_probability(alpha: float, sensitivity: float, epsilon: float
     -------
     >>> round(laplace_failure_probability(math.log(200), 1.0, 1.0, 10), 6)
     0.04889
+    >>> laplace_failure_probability(0.0, 1.0, 1.0, 3)
+    1.0
     """
     a = check_real(alpha, "alpha", nonneg=True)
     d = check_real(sensitivity, "sensitivity", positive=True)
     e = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
-    return float(-math.expm1(m * math.log1p(-math.exp(-a * e / d))))
+    x = math.exp(-a * e / d)  # Pr[|Lap(b)| > α] for one answer
+    if x >= 1.0:  # α = 0 (or α ε/Δf below 1e-16): every answer misses by more than α
+        return 1.0
+    return float(-math.expm1(m * math.log1p(-x)))
 
 
 def simulate_failure_probability(alpha, sensitivity, epsilon, m, trials: int, rng=None) -> float:
@@ -68,7 +78,10 @@ def simulate_failure_probability(alpha, sensitivity, epsilon, m, trials: int, rn
     d = check_real(sensitivity, "sensitivity", positive=True)
     e = check_epsilon(epsilon)
     m = check_positive_int(m, "m")
+    if not d / e <= MAX_LAPLACE_SCALE:
+        raise ValueError(f"sensitivity/epsilon = {d / e:.3g} is too large a Laplace scale (over 1e305, draws overflow float64)")
     trials = check_positive_int(trials, "trials")
+    check_work(float(trials) * m, f"trials × m = {trials} × {m} Laplace draws")
     g = as_generator(rng)
     fails = 0
     step = max(1, 2_000_000 // m)

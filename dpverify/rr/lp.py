@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sps
 
-from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+from dpverify._validation import check_budget, check_delta, check_epsilon, check_probability_vector
 from dpverify.proofdocs import proven
 
 __all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]
@@ -84,6 +84,8 @@ def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output
         raise ValueError(f"pi must have at least 2 entries (n >= 2), got {n}")
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
+    # n²(n−1) constraints, two non-zeros each (values, rows, cols), plus the solver's copies
+    check_budget(10 * 24.0 * n**2 * (n - 1), f"pi with {n} entries (an LP with n²(n−1) constraints)")
     # row scale: 1, or e^−ε for large ε (p_aj − E p_cj ≤ δ  ⇔  e^−ε p_aj − p_cj ≤ e^−ε δ)
     scale = 1.0 if eps <= _SCALE_ABOVE else math.exp(-eps)
     E = math.exp(eps) if scale == 1.0 else 1.0  # the coefficient of p_cj after scaling, up to sign

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_probability_vector
+from dpverify._validation import check_budget, check_delta, check_epsilon, check_probability_vector, check_real
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -49,10 +49,12 @@ __all__ = [
 ]
 
 
-def _check_pi(pi: Any) -> np.ndarray:
+def _check_pi(pi: Any, *, matrix: bool = False) -> np.ndarray:
     p = check_probability_vector(pi, "pi")
     if p.size < 2:
         raise ValueError(f"pi must have at least 2 entries (n >= 2), got {p.size}")
+    if matrix:  # an n×n mechanism and two temporaries of that size
+        check_budget(3 * 8.0 * p.size**2, f"pi with {p.size} entries (an n×n mechanism)")
     return p
 
 
@@ -132,7 +134,7 @@ def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.n
     the float matrix then stops being ε-LDP (the checker will say so); use
     :func:`exact_optimum` for such ε.
     """
-    p = _check_pi(pi)
+    p = _check_pi(pi, matrix=True)
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     S, _ = optimal_support(p, eps)
@@ -301,8 +303,14 @@ def extreme_points(n: int, epsilon: float, delta: float = 0.0, *, tol: float = 1
     n = check_positive_int(n, "n")
     if not 2 <= n <= 3:
         raise ValueError(f"n must be 2 or 3 for vertex enumeration, got {n}")
-    E = math.exp(check_epsilon(epsilon))
+    eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
+    tol = check_real(tol, "tol", nonneg=True)
+    if not tol < 1e-3:
+        raise ValueError(f"tol must be in [0, 1e-3) (a feasibility tolerance), got {tol!r}")
+    # rows p_aj − e^ε p_cj ≤ δ, scaled by e^−ε for large ε (e^ε overflows float64 beyond 709.78)
+    scale = 1.0 if eps <= 34.5 else math.exp(-eps)
+    E = math.exp(eps) if scale == 1.0 else 1.0
     nx = n * n
     G, h = [], []  # inequalities G x ≤ h
     for a in range(n):
@@ -310,9 +318,9 @@ def extreme_points(n: int, epsilon: float, delta: float = 0.0, *, tol: float = 1
             if a != c:
                 for j in range(n):
                     row = np.zeros(nx)
-                    row[a * n + j], row[c * n + j] = 1.0, -E
+                    row[a * n + j], row[c * n + j] = scale, -E
                     G.append(row)
-                    h.append(dlt)
+                    h.append(scale * dlt)
     for k in range(nx):
         row = np.zeros(nx)
         row[k] = -1.0

@@ -68,7 +68,7 @@ def composition(pi, n_respondents: int) -> np.ndarray:
     [2000, 8000]
     """
     p = check_probability_vector(pi, "pi")
-    N = check_positive_int(n_respondents, "n_respondents")
+    N = check_positive_int(n_respondents, "n_respondents", maximum=2**53)  # π_i N exact in float64, counts in int64
     raw = p * N
     base = np.floor(raw).astype(np.int64)
     rest = N - int(base.sum())

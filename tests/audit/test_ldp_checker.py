@@ -254,3 +254,106 @@ def test_checker_claim_holds_and_can_fail(monkeypatch):
     monkeypatch.setattr(audit, "check_ldp", lambda P, e, d=0.0, definition="standard", **kw: real(P, e, d, "per_output", **kw))
     out = c.check()
     assert out.verdict == Verdict.REFUTED and out.evidence["failure"]["definition"] == "standard"
+
+
+# ----------------------------------------------------------------------------- issue 10: the edges
+
+
+def test_zero_against_nonzero_decided_exactly_at_delta_zero():
+    P = [[1 - 1e-12, 1e-12], [1, 0]]  # ε = ∞: output 1 is impossible from input 1
+    for definition in ("standard", "per_output"):
+        res = check_ldp(P, 1.0, definition=definition)
+        assert not res.holds and res.violations >= 1
+        assert check_ldp(P, 700.0, definition=definition).holds is False
+    assert ldp_epsilon(P) == math.inf
+    assert check_ldp([[1 - 1e-300, 1e-300], [1, 0]], 1.0).holds is False
+    # with δ ≥ 1e-12 the same matrix is (ε, δ)-LDP: the zero only costs its 1e-12 of mass
+    assert check_ldp(P, 1.0, 1e-12 + 1e-15).holds
+
+
+def test_exact_flag_must_be_bool():
+    for bad in ("abc", 1, None, 0.0):
+        with pytest.raises(TypeError, match="exact"):
+            check_ldp([[0.5, 0.5], [0.5, 0.5]], 1.0, exact=bad)
+        with pytest.raises(TypeError, match="exact"):
+            ldp_epsilon([[0.5, 0.5], [0.5, 0.5]], exact=bad)
+    assert check_ldp([[0.5, 0.5], [0.5, 0.5]], 1.0, exact=np.bool_(False)).holds
+
+
+def test_epsilon_beyond_exp_overflow_log_space():
+    P = [[1, 1e-313], [1e-313, 1]]
+    true_eps = math.log(1.0) - math.log(1e-313)  # ln(1 / 1e-313) for the float 1e-313: 720.709...
+    assert abs(ldp_epsilon(P) - true_eps) < 1e-9
+    assert 720.70 < true_eps < 720.72
+    res = check_ldp(P, 710)
+    assert not res.holds
+    hs = hockey_stick(P[0], P[1], 710)
+    assert abs(res.required_delta - hs) < 1e-15
+    assert abs(hs - (1 - math.exp(710 - true_eps))) < 1e-12  # 1 − e^ε·1e-313 (the other output gives 0)
+    assert check_ldp(P, true_eps + 1e-6).holds and hockey_stick(P[0], P[1], true_eps + 1e-6) == 0.0
+    assert not check_ldp(P, true_eps - 1e-6).holds and hockey_stick(P[0], P[1], true_eps - 1e-6) > 0
+    assert not check_ldp(P, 710, definition="per_output").holds
+    curve = ldp_delta_curve(P, [710.0, true_eps + 1e-6])
+    assert abs(curve[0] - hs) < 1e-15 and curve[1] == 0.0
+    assert abs(ldp_epsilon(P, 0.5) - (math.log(0.5) - math.log(1e-313))) < 1e-9
+
+
+def _mp_curve(p, q, eps):
+    import mpmath
+
+    with mpmath.workdps(60):
+        E = mpmath.exp(mpmath.mpf(eps))
+        return float(sum(max(mpmath.mpf(0), mpmath.mpf(a) - E * mpmath.mpf(b)) for a, b in zip(p, q)))
+
+
+@st.composite
+def float_mechanisms_with_tiny_entries(draw):
+    n = draw(st.integers(2, 3))
+    m = draw(st.integers(2, 4))
+    tiny = st.sampled_from([0.0, 5e-324, 1e-313, 1e-300, 1e-200, 1e-20])
+    rows = []
+    for _ in range(n):
+        w = draw(st.lists(st.one_of(tiny, st.integers(1, 9).map(float)), min_size=m, max_size=m))
+        if max(w) < 1:
+            w[0] = 1.0
+        big = sum(x for x in w if x >= 1)
+        row = [x / big if x >= 1 else x for x in w]
+        row[int(np.argmax(row))] += 1.0 - sum(row)  # float sum 1 within rounding
+        rows.append(row)
+    return rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(float_mechanisms_with_tiny_entries(), st.sampled_from([0.1, 1.0, 5.0, 300.0, 709.0, 709.9, 710.0, 745.0, 800.0]))
+def test_float_checker_agrees_with_exact_rationals(P, eps):
+    """check_ldp(δ=0), ldp_epsilon and hockey_stick against Fraction / 60-digit computation on the same floats."""
+    F = [[Fraction(x) for x in row] for row in P]  # the exact values of the float entries
+    n, m = len(F), len(F[0])
+    # exact ε: ln max_j max_{a,c} F[a][j] / F[c][j] (∞ for a zero against a non-zero)
+    ratio = Fraction(1)
+    infinite = False
+    for j in range(m):
+        col = [F[i][j] for i in range(n)]
+        if max(col) > 0 and min(col) == 0:
+            infinite = True
+        elif max(col) > 0:
+            ratio = max(ratio, max(col) / min(col))
+    import mpmath
+
+    with mpmath.workdps(60):
+        true_eps = math.inf if infinite else float(mpmath.log(mpmath.mpf(ratio.numerator) / ratio.denominator))
+    got_eps = ldp_epsilon(P)
+    if infinite:
+        assert got_eps == math.inf
+    else:
+        assert abs(got_eps - true_eps) <= 1e-9 * max(1.0, true_eps)
+    res = check_ldp(P, eps)
+    if infinite or true_eps > eps + 1e-9 * eps:
+        assert not res.holds
+    elif true_eps < eps - 1e-9 * eps:
+        assert res.holds
+    worst = max(_mp_curve(P[a], P[c], eps) for a in range(n) for c in range(n))
+    assert abs(res.required_delta - worst) < 1e-12
+    for a in range(n):
+        for c in range(n):
+            assert abs(hockey_stick(P[a], P[c], eps) - _mp_curve(P[a], P[c], eps)) < 1e-12
