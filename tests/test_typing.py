@@ -27,5 +27,5 @@ def test_public_api_type_checks(tmp_path):
     assert status == 0, text
     text, status = _mypy(HERE / "typing" / "usage_bad.py", tmp_path / "cache")
     errors = [ln for ln in text.splitlines() if ": error:" in ln]
-    assert status == 1 and len(errors) == 4, text
+    assert status == 1 and len(errors) >= 4, text  # one per wrong line (a line may earn two)
     assert {int(ln.split(":")[1]) for ln in errors} == {8, 9, 10, 11}, text
