@@ -17,7 +17,9 @@ __all__ = ["exponential_mechanism", "exponential_probabilities"]
 def exponential_probabilities(scores, sensitivity: float, epsilon: float, *, factor: float = 2.0) -> np.ndarray:
     """Output law p_φ = exp(ε q_φ / (factor·Δq)) / Σ exp(...); ``factor=2`` is the ε-DP mechanism.
 
-    Computed as a stable softmax.  Example
+    Computed as a stable softmax.
+
+    Example
     -------
     >>> exponential_probabilities([0.0, 0.0], 1.0, 1.0).tolist()
     [0.5, 0.5]

@@ -27,7 +27,7 @@ def _matrix(A):
 
 
 def l1_sensitivity(A) -> float:
-    """Add/remove-one sensitivity max_j Σ_i |A_ij| of f(x) = A x (dense or scipy.sparse A).
+    """Add/remove-one sensitivity ``max_j Σ_i |A_ij|`` of f(x) = A x (dense or scipy.sparse A).
 
     Example
     -------
