@@ -22,7 +22,8 @@ def figure_problems(fig):
         if not any(a.get_ylabel().strip() for a in ys) and not _sup(fig, "_supylabel"):
             problems.append(f"{name}: no y label")
         lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 1]
-        if len(lines) > 1 and ax.get_legend() is None and not fig.legends:
+        # one legend may serve subplots that draw the same series
+        if len(lines) > 1 and not any(a.get_legend() for a in fig.axes) and not fig.legends:
             problems.append(f"{name}: {len(lines)} lines but no legend")
     return problems
 
