@@ -335,7 +335,7 @@ def test_rr_pure_dp_shows_no_float_noise_delta(capsys):
     assert json.loads(out)["ldp"]["standard"]["required_delta"] == 0.1  # 0.1 + 1e-16 is rounding of the δ asked
 
 
-def test_pca_evaluate_remarks_majority_rate_and_shows_progress():
+def test_pca_evaluate_remarks_majority_rate_and_shows_progress(capsys):
     """Not on a terminal, progress comes as plain lines on stderr; a majority-rate accuracy is remarked."""
     import subprocess
     import sys
@@ -346,8 +346,7 @@ def test_pca_evaluate_remarks_majority_rate_and_shows_progress():
     assert res.returncode == 0, res.stderr
     assert "= majority-class" in res.stdout and "majority-class rate 0.7638" in res.stdout
     assert "pca-evaluate adult:" in res.stderr and "cells" in res.stderr  # plain progress lines
-    res = subprocess.run([sys.executable, "-m", "dpverify", "pca-evaluate", "--dataset", "adult", "--methods",
-                          "ppca", "--ks", "9", "--runs", "1", "--max-rows", "2000", "--json"],
-                         capture_output=True, text=True, timeout=300)
-    doc = json.loads(res.stdout)
+    code, out, _ = run(capsys, "pca-evaluate", "--dataset", "adult", "--methods", "ppca", "--ks", "9", "--runs", "1",
+                       "--max-rows", "2000", "--json")
+    doc = json.loads(out)
     assert doc["rows"][0]["at_majority_rate"] is False and doc["remark"] == ""  # PPCA's SVM learns something
