@@ -27,6 +27,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from dpverify.pca.evaluate import at_majority_rate, evaluate
 
     t = time.perf_counter()
+    if not sys.stderr.isatty():  # plain lines: say at once what is running (a terminal gets a bar)
+        print(f"pca-evaluate {args.dataset}: loading the data, then {args.runs} run(s) per grid cell",
+              file=sys.stderr, flush=True)
     with progress(f"pca-evaluate {args.dataset}", None, stream=sys.stderr, unit="cells") as tick:
         tick(0, "loading the data")
         rows = evaluate(args.dataset, methods=tuple(args.methods), epsilons=tuple(args.epsilon), ks=args.ks,

@@ -64,6 +64,8 @@ def _run(args: argparse.Namespace, only: str | None, out: str | None, compare_wi
     claims = all_claims(only)
     if not claims:
         raise ValueError(f"no claim matches --only {only!r}" if only else "no claims registered")
+    if not sys.stderr.isatty():  # plain lines: say at once what is running (a terminal gets a bar)
+        print(f"report: running {len(claims)} claims", file=sys.stderr, flush=True)
     with progress("report", len(claims), stream=sys.stderr, unit="claims") as step:
 
         def tick(r):
