@@ -345,7 +345,7 @@ def test_pca_evaluate_remarks_majority_rate_and_shows_progress(capsys):
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "= majority-class" in res.stdout and "majority-class rate 0.7638" in res.stdout
-    assert "pca-evaluate adult:" in res.stderr and "cells" in res.stderr  # plain progress lines
+    assert "pca-evaluate adult:" in res.stderr and "grid cells" in res.stderr  # plain progress lines
     code, out, _ = run(capsys, "pca-evaluate", "--dataset", "adult", "--methods", "ppca", "--ks", "9", "--runs", "1",
                        "--max-rows", "2000", "--json")
     doc = json.loads(out)

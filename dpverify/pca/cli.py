@@ -30,11 +30,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not sys.stderr.isatty():  # plain lines: say at once what is running (a terminal gets a bar)
         print(f"pca-evaluate {args.dataset}: loading the data, then {args.runs} run(s) per grid cell",
               file=sys.stderr, flush=True)
-    with progress(f"pca-evaluate {args.dataset}", None, stream=sys.stderr, unit="cells") as tick:
+    with progress(f"pca-evaluate {args.dataset}", None, stream=sys.stderr) as tick:
         tick(0, "loading the data")
         rows = evaluate(args.dataset, methods=tuple(args.methods), epsilons=tuple(args.epsilon), ks=args.ks,
                         runs=args.runs, svm=not args.no_svm, max_rows=args.max_rows, rng=args.seed,
-                        jobs=args.jobs, progress=lambda done, total: tick(1, f"of {total} cells"))
+                        jobs=args.jobs, progress=lambda done, total: tick(1, f"of {total} grid cells"))
     secs = time.perf_counter() - t
     majority = [at_majority_rate(r) for r in rows]
     n_major = sum(majority)
