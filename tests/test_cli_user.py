@@ -350,3 +350,18 @@ def test_pca_evaluate_remarks_majority_rate_and_shows_progress(capsys):
                        "--max-rows", "2000", "--json")
     doc = json.loads(out)
     assert doc["rows"][0]["at_majority_rate"] is False and doc["remark"] == ""  # PPCA's SVM learns something
+
+
+def test_e_to_the_epsilon_never_prints_as_euler_e():
+    """The symbol for e^ε prints as e^ε (sympy would read a bare "E" back as Euler's number)."""
+    import sympy as sp
+
+    from dpverify.claims import all_claims, result_to_json, run_claims
+    from dpverify.rr import symbolic
+
+    assert str(symbolic.E) == "e^ε" and sp.sympify("E") != symbolic.E
+    _, b, _ = symbolic.standard_form()
+    assert "e^ε" in str(b) and not re.search(r"\bE\b", str(b))
+    ev = json.dumps(result_to_json(run_claims(all_claims("rr.model2.standard_form"))[0])["evidence"],
+                    ensure_ascii=False)
+    assert not re.search(r"\bE\b", ev), ev
