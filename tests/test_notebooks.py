@@ -47,7 +47,8 @@ def test_stored_figures_have_captions(path):
             caption = c.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption", "")
             assert len(caption.split()) >= 6, f"{path.name} cell {i}: a figure without a caption"
             assert len(images) == 1, f"{path.name} cell {i}: one figure per cell, so each has its own caption"
-    assert shown, f"{path.name}: no figure in the stored outputs (run it and save it with its outputs)"
+    assert shown, (f"{path.name}: no figure in the stored outputs: store them with "
+                   f"`python3 notebooks/store_outputs.py {path.name}`")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
