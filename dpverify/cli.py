@@ -15,6 +15,10 @@ import sys
 import warnings
 from typing import Sequence
 
+DESCRIPTION = ("The mathematics of differential-privacy papers, checked by machine: run the papers' claims "
+               "(verify), write the audit report (report), audit a mechanism from samples (audit), and the "
+               "rooms' own commands. `dpverify COMMAND --help` describes each.")
+
 #: shown at the end of ``dpverify --help`` (and in the documentation's glossary)
 GLOSSARY = """\
 glossary:
@@ -81,7 +85,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     With ``argv=None`` every command module is imported (the full parser, for
     documentation and tests).
     """
-    p = argparse.ArgumentParser(prog="dpverify", description=__doc__.splitlines()[0], epilog=GLOSSARY,
+    p = argparse.ArgumentParser(prog="dpverify", description=DESCRIPTION, epilog=GLOSSARY,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"dpverify {_version()}",
                    help="print the version and exit")
