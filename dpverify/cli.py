@@ -15,9 +15,10 @@ import sys
 import warnings
 from typing import Sequence
 
-DESCRIPTION = ("The mathematics of differential-privacy papers, checked by machine: run the papers' claims "
-               "(verify), write the audit report (report), audit a mechanism from samples (audit), and the "
-               "rooms' own commands. `dpverify COMMAND --help` describes each.")
+DESCRIPTION = """\
+The mathematics of differential-privacy papers, checked by machine: run the papers'
+claims (verify), write the audit report (report), audit a mechanism from samples
+(audit), and the rooms' own commands. `dpverify COMMAND --help` describes each."""
 
 #: shown at the end of ``dpverify --help`` (and in the documentation's glossary)
 GLOSSARY = """\
