@@ -12,7 +12,44 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from typing import Sequence
+
+DESCRIPTION = """\
+The mathematics of differential-privacy papers, checked by machine: run the papers'
+claims (verify), write the audit report (report), audit a mechanism from samples
+(audit), and the rooms' own commands. `dpverify COMMAND --help` describes each."""
+
+#: shown at the end of ``dpverify --help`` (and in the documentation's glossary)
+GLOSSARY = """\
+glossary:
+  claim       one statement of a paper (or of dpverify itself) with a machine check, an id
+              such as rr.model2.standard_form, a source and the verdict expected
+  room        a subpackage holding one paper's mathematics and claims: continual, rr, pca,
+              primitives, audit; `--only rr.` selects a room's claims
+  paper       one of the five papers checked, by its number: 000 (thesis chapter, continual
+              release), 001 (PPCA-DP), 002 (survey of DP publishing), 003 (randomized
+              response), 004 (continual release); `dpverify claims` shows each claim's source
+  --seed      an RNG seed (integer): the same seed gives the same noise and the same numbers
+  verdicts    holds: the statement is true as printed; erratum: wrong as printed, the
+              corrected statement holds; refuted: false (with a counterexample or an audited
+              lower bound); inconclusive: neither confirmed nor refuted (e.g. not reproduced);
+              error: the check raised or timed out
+  self-test   a claim about dpverify itself (planted bugs, controls): not a paper's statement
+  ε, δ        privacy parameters: --epsilon > 0 (the privacy budget), --delta in [0, 1)
+              (the probability with which ε may be exceeded); (ε, 0)-DP is pure DP
+  e^ε         the exponential of ε, the likelihood-ratio bound of ε-DP (written e^ε, never E)
+  u*          the optimal utility of randomized response: the largest probability of
+              reporting the true value, averaged over the prior π
+  lower bound the auditor's ε lower bound: with the stated confidence the mechanism's
+              true ε is at least this; above the claimed ε means refuted
+  direction   which way round an audit found its event: "d>d_prime" (the event is likelier
+              under D), "d_prime>d" (likelier under D'), or "both" (the two orders pooled
+              into one test, each draw counted once in each order)
+
+exit status: 0 every verdict as expected (or: the command succeeded); 1 a verdict differs
+(or an audit refuted its claim); 2 bad input or an error (one line on stderr).
+"""
 
 #: command -> (module implementing it, one-line help shown by ``dpverify --help``)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -20,9 +57,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claims": ("dpverify.claims.cli", "list the registered claims with their sources"),
     "report": ("dpverify.report.cli", "write the self-contained HTML + JSON audit report"),
     "audit": ("dpverify.audit.cli", "black-box lower bound on a mechanism's ε from samples"),
-    "continual": ("dpverify.continual.cli", "continual release of running counts (seeds 000, 004)"),
-    "rr": ("dpverify.rr.cli", "utility-optimal randomized response for a prior (seed 003)"),
-    "pca-evaluate": ("dpverify.pca.cli", "seed 001 utility grid: MSE and SVM accuracy (Figs. 3-6)"),
+    "continual": ("dpverify.continual.cli", "continual release of running counts (papers 000, 004)"),
+    "rr": ("dpverify.rr.cli", "utility-optimal randomized response for a prior (paper 003)"),
+    "pca-evaluate": ("dpverify.pca.cli", "paper 001's utility grid: MSE and SVM accuracy (Figs. 3-6)"),
     "pca-audit": ("dpverify.pca.cli", "audit a pca-room mechanism on the Thm 3 neighbouring pairs"),
 }
 
@@ -49,8 +86,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     With ``argv=None`` every command module is imported (the full parser, for
     documentation and tests).
     """
-    p = argparse.ArgumentParser(prog="dpverify", description=__doc__.splitlines()[0])
-    p.add_argument("--version", action="version", version=f"dpverify {_version()}")
+    p = argparse.ArgumentParser(prog="dpverify", description=DESCRIPTION, epilog=GLOSSARY,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"dpverify {_version()}",
+                   help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = None if argv is None else _chosen(argv)
     wanted_module = COMMANDS[wanted][0] if wanted else None
@@ -66,15 +105,40 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _describe(exc: BaseException) -> str:
+    """One line for an error a user can act on (no traceback)."""
+    if isinstance(exc, MemoryError):
+        return "out of memory" + (f": {exc}" if str(exc) else "") + " (try smaller sizes or fewer jobs)"
+    if isinstance(exc, OverflowError):
+        return f"a number is too large to compute with ({exc}); use smaller values"
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+        what = exc.strerror or str(exc) or type(exc).__name__
+        where = f": {exc.filename!r}" if exc.filename else ""
+        return f"{what}{where}"
+    return str(exc) or type(exc).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dpverify ARGV``; return the exit status (see the glossary's "exit status").
+
+    A ValueError, TypeError, OSError (missing file, full disk, a directory where a file
+    was expected), MemoryError or OverflowError becomes one line
+    ``dpverify CMD: error: ...`` on stderr and exit status 2.  Warnings raised while the
+    command runs are shown after it succeeds, never before an error.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"dpverify {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            status = int(args.func(args) or 0)
+        except (ValueError, TypeError, OSError, MemoryError, OverflowError) as exc:
+            print(f"dpverify {args.command}: error: {_describe(exc)}", file=sys.stderr)
+            return 2
+    for w in caught:
+        sys.stderr.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno))
+    return status
 
 
 if __name__ == "__main__":

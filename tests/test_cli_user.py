@@ -6,6 +6,7 @@ Runs ``dpverify.cli.main`` in-process (same code path as the console script).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -224,3 +225,143 @@ def test_continual_release_keeps_big_integers_exact(capsys, tmp_path):
                        "--seed", "0", "--output", str(out_csv))
     assert code == 0, err
     assert [r.split(",")[2] for r in out_csv.read_text().splitlines()[1:]] == ["9007199254740993", "9007199254740994"]
+
+
+# ------------------------------------------------------------------ for people (issue 14)
+
+# commands whose flags are checked below; audit and continual are checked once their flags are done
+DOCUMENTED = ("verify", "claims", "report", "rr", "pca-evaluate", "pca-audit")
+
+
+def test_help_and_version_import_no_room():
+    """`dpverify --help` / `--version` import no room, nor scipy, sympy or cvxpy: they start at once."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom dpverify.cli import main\n"
+             "try:\n    main([{arg!r}])\nexcept SystemExit:\n    pass\n"
+             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'sympy', 'cvxpy', 'sklearn', "
+             "'matplotlib') or m.startswith(('dpverify.rr', 'dpverify.pca', 'dpverify.continual', "
+             "'dpverify.audit', 'dpverify.primitives', 'dpverify.claims', 'dpverify.report')))\n"
+             "print('HEAVY', heavy, file=sys.stderr)\n")
+    for arg in ("--help", "--version"):
+        res = subprocess.run([sys.executable, "-c", probe.format(arg=arg)], capture_output=True, text=True, timeout=60)
+        assert "HEAVY []" in res.stderr, res.stderr[-2000:]
+        assert "dpverify" in res.stdout
+
+
+def test_help_has_a_glossary(capsys):
+    code, out, _ = run_exit(capsys, "--help")
+    assert code == 0
+    for word in ("glossary:", "claim", "room", "paper", "--seed", "erratum", "inconclusive", "e^ε", "u*",
+                 "direction", "exit status"):
+        assert word in out, word
+
+
+def test_every_flag_has_help_and_lists_its_choices():
+    import argparse
+
+    from dpverify.cli import build_parser
+
+    sub = next(a for a in build_parser(None)._actions if isinstance(a, argparse._SubParsersAction))
+    for name in DOCUMENTED:
+        for a in sub.choices[name]._actions:
+            if isinstance(a, argparse._HelpAction):
+                continue
+            assert a.help, f"dpverify {name} {a.option_strings}: no help text"
+            if a.choices and a.metavar:  # argparse lists choices itself unless a metavar hides them
+                missing = [c for c in a.choices if str(c) not in a.help]
+                assert not missing, f"dpverify {name} {a.option_strings}: choices {missing} not listed"
+    for name in ("rr", "pca-audit"):  # the privacy parameters are spelled the same everywhere
+        assert "--epsilon" in sub.choices[name]._option_string_actions
+    assert "--epsilon" in sub.choices["pca-evaluate"]._option_string_actions
+    for name in ("pca-evaluate", "pca-audit"):
+        assert "RNG seed" in sub.choices[name]._option_string_actions["--seed"].help
+
+
+def test_claims_only_without_match_exits_2(capsys):
+    code, out, err = run(capsys, "claims", "--only", "no.such.room.")
+    assert code == 2 and "no claim matches" in err and out == ""
+
+
+@pytest.mark.parametrize("exc, needle", [
+    (IsADirectoryError(21, "Is a directory", "out"), "Is a directory: 'out'"),
+    (NotADirectoryError(20, "Not a directory", "f/x"), "Not a directory: 'f/x'"),
+    (OSError(28, "No space left on device", "report.html"), "No space left on device"),
+    (MemoryError(), "out of memory"),
+    (OverflowError("math range error"), "too large"),
+])
+def test_system_errors_are_one_line_exit_2(capsys, monkeypatch, exc, needle):
+    import warnings
+
+    import dpverify.rr.cli as rr_cli
+
+    def boom(args):
+        warnings.warn("overflow encountered in exp", RuntimeWarning)  # must not print before the error
+        raise exc
+
+    monkeypatch.setattr(rr_cli, "cmd_rr", boom)
+    code, out, err = run(capsys, "rr", "--epsilon", "1", "--pi", "0.5,0.5")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("dpverify rr: error: ") and needle in err, err
+    assert "RuntimeWarning" not in err and "Traceback" not in err
+
+
+def test_warnings_of_a_successful_command_come_after_it(capsys, monkeypatch):
+    import warnings
+
+    import dpverify.rr.cli as rr_cli
+
+    def ok(args):
+        warnings.warn("something to know", RuntimeWarning)
+        print("result")
+        return 0
+
+    monkeypatch.setattr(rr_cli, "cmd_rr", ok)
+    code, out, err = run(capsys, "rr", "--epsilon", "1", "--pi", "0.5,0.5")
+    assert code == 0 and out == "result\n" and "something to know" in err
+
+
+def test_rr_pure_dp_shows_no_float_noise_delta(capsys):
+    code, out, _ = run(capsys, "rr", "--epsilon", "1", "--pi", "0.2,0.3,0.5", "--json")
+    ldp = json.loads(out)["ldp"]
+    assert code == 0
+    for d in ("standard", "per_output"):
+        assert ldp[d]["required_delta"] == 0.0 and ldp[d]["tolerance"] == 1e-12
+        assert abs(ldp[d]["required_delta_float"]) <= 1e-12
+    code, out, _ = run(capsys, "rr", "--epsilon", "1", "--pi", "0.2,0.3,0.5")
+    assert code == 0 and not re.search(r"\de-1[3-9]", out) and "smallest δ at this ε" in out
+    code, out, _ = run(capsys, "rr", "--epsilon", "1", "--delta", "0.1", "--pi", "0.2,0.3,0.5", "--json")
+    assert json.loads(out)["ldp"]["standard"]["required_delta"] == 0.1  # 0.1 + 1e-16 is rounding of the δ asked
+
+
+def test_pca_evaluate_remarks_majority_rate_and_shows_progress(capsys):
+    """Not on a terminal, progress comes as plain lines on stderr; a majority-rate accuracy is remarked."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "dpverify", "pca-evaluate", "--dataset", "adult", "--methods",
+                          "ppca-dp", "--epsilon", "1", "--ks", "1", "2", "--runs", "1", "--max-rows", "2000"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "= majority-class" in res.stdout and "majority-class rate 0.7638" in res.stdout
+    assert "pca-evaluate adult:" in res.stderr and "grid cells" in res.stderr  # plain progress lines
+    code, out, _ = run(capsys, "pca-evaluate", "--dataset", "adult", "--methods", "ppca", "--ks", "9", "--runs", "1",
+                       "--max-rows", "2000", "--json")
+    doc = json.loads(out)
+    assert doc["rows"][0]["at_majority_rate"] is False and doc["remark"] == ""  # PPCA's SVM learns something
+
+
+def test_e_to_the_epsilon_never_prints_as_euler_e():
+    """The symbol for e^ε prints as e^ε (sympy would read a bare "E" back as Euler's number)."""
+    import sympy as sp
+
+    from dpverify.claims import all_claims, result_to_json, run_claims
+    from dpverify.rr import symbolic
+
+    assert str(symbolic.E) == "e^ε" and sp.sympify("E") != symbolic.E
+    _, b, _ = symbolic.standard_form()
+    assert "e^ε" in str(b) and not re.search(r"\bE\b", str(b))
+    ev = json.dumps(result_to_json(run_claims(all_claims("rr.model2.standard_form"))[0])["evidence"],
+                    ensure_ascii=False)
+    assert not re.search(r"\bE\b", ev), ev

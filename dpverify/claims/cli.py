@@ -7,8 +7,9 @@ import json
 import sys
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from dpverify._progress import progress
 
 _VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
 
@@ -71,29 +72,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print("no claim matches --only " + repr(args.only) if args.only else "no claims registered", file=sys.stderr)
         return 2
     if args.json:
-        results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout)
+        with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
+            results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
+                                 progress=lambda r: step(1, r.claim.id))
         results = errors_first(results)
         js = [result_to_json(r) for r in results]
         json.dump(js, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
         console = _console()
-        with Progress(
-            TextColumn("[bold]verifying"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        ) as bar:
-            task = bar.add_task("", total=len(claims))
-
-            def tick(r):
-                bar.update(task, advance=1, description=r.claim.id)
-
-            results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout, progress=tick)
+        with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
+            results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
+                                 progress=lambda r: step(1, r.claim.id))
         results = errors_first(results)
         js = [result_to_json(r) for r in results]
         _print_results(console, results)
@@ -158,6 +148,10 @@ def _gate(args: argparse.Namespace, js: list[dict]) -> int:
 
 def cmd_claims(args: argparse.Namespace) -> int:
     claims = _select(args)
+    if not claims:
+        print("dpverify claims: error: " + ("no claim matches --only " + repr(args.only) if args.only
+                                            else "no claims registered"), file=sys.stderr)
+        return 2
     if args.json:
         json.dump(
             [
@@ -208,6 +202,6 @@ def register(subparsers) -> None:
 
     c = subparsers.add_parser("claims", help="list claims with their sources")
     c.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE", help=srcs)
-    c.add_argument("--only", metavar="PREFIX")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
+    c.add_argument("--json", action="store_true", help="print JSON instead of a table")
     c.set_defaults(func=cmd_claims)

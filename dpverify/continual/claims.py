@@ -461,10 +461,11 @@ def _fig1(outcome):
 
     d = outcome.figure_data
     fig, ax = plt.subplots(figsize=(5, 3))
-    ax.plot(d["m"], d["ratio"], ".-")
-    ax.axhline(4, ls=":", c="gray")
+    ax.plot(d["m"], d["ratio"], ".-", label="err_org / err_FDA")
+    ax.axhline(4, ls=":", c="gray", label="ratio 4")
     ax.set_xlabel("m (N = 2^m − 1)")
     ax.set_ylabel("err_org / err_FDA")
+    ax.legend()
     return fig
 
 

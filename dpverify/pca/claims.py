@@ -212,11 +212,17 @@ def _thm3_figure(outcome):
     ax[0].set_yscale("log")
     ax[0].set_ylim(1e-3, 200)
     ax[0].set_title("law of a published feature-2 value")
+    ax[0].set_xlabel("published feature-2 value t (data units)")
+    ax[0].set_ylabel("density (log scale)")
     ax[0].legend()
-    ax[1].plot(t, stats.norm.logpdf(t, m1, math.sqrt(v1)) - stats.norm.logpdf(t, m0, math.sqrt(v0)))
-    ax[1].axhline(outcome.figure_data["epsilon"], color="grey", ls="--")
+    ax[1].plot(t, stats.norm.logpdf(t, m1, math.sqrt(v1)) - stats.norm.logpdf(t, m0, math.sqrt(v0)),
+               label="ln p_D′(t) / p_D(t)")
+    ax[1].axhline(outcome.figure_data["epsilon"], color="grey", ls="--", label="claimed ε")
     ax[1].set_ylim(-10, 100)
     ax[1].set_title("privacy loss (unbounded) vs claimed ε")
+    ax[1].set_xlabel("published feature-2 value t (data units)")
+    ax[1].set_ylabel("privacy loss (nats)")
+    ax[1].legend()
     fig.tight_layout()
     return fig
 

@@ -24,7 +24,7 @@ import numpy as np
 from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_positive_int
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
 
-__all__ = ["EvalRow", "METHODS", "evaluate", "explained_variance", "load_split", "make_mechanism",
+__all__ = ["EvalRow", "METHODS", "at_majority_rate", "evaluate", "majority_rate", "explained_variance", "load_split", "make_mechanism",
            "mse", "svm_accuracy"]
 
 #: method names accepted by :func:`make_mechanism` / :func:`evaluate`
@@ -158,6 +158,38 @@ class EvalRow:
     mse_std: float
     acc_mean: float | None
     acc_std: float | None
+    majority_rate: float | None = None   # share of the test set's most frequent label
+    test_size: int | None = None
+
+
+def majority_rate(y) -> float:
+    """The share of the most frequent label: the accuracy of always predicting that label.
+
+    Example
+    -------
+    >>> majority_rate([0, 1, 1, 1])
+    0.75
+    """
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size == 0:
+        raise ValueError(f"y must be a non-empty 1-d array of labels, got shape {y.shape}")
+    return float(np.unique(y, return_counts=True)[1].max() / y.size)
+
+
+def at_majority_rate(row: "EvalRow") -> bool:
+    """Whether the row's mean SVM accuracy is the majority-class rate (to one test record).
+
+    Then the classifier predicted one class for every record in every run.
+
+    Example
+    -------
+    >>> r = EvalRow("x", "ppca-dp", 1.0, 1, 5, 0.1, 0.0, 0.75, 0.0, majority_rate=0.75, test_size=4)
+    >>> at_majority_rate(r), at_majority_rate(EvalRow("x", "ppca", None, 1, 5, 0.1, 0.0, None, None))
+    (True, False)
+    """
+    if row.acc_mean is None or row.majority_rate is None or not row.test_size:
+        return False
+    return abs(row.acc_mean - row.majority_rate) < 0.5 / row.test_size
 
 
 def _run_cell(task) -> EvalRow:
@@ -168,7 +200,8 @@ def _run_cell(task) -> EvalRow:
     accs = [svm_accuracy(P, y, Xt, yt, reference=X) for P in pubs] if svm else None
     return EvalRow(dataset, m, e, k, runs, float(np.mean(errs)), float(np.std(errs)),
                    None if accs is None else float(np.mean(accs)),
-                   None if accs is None else float(np.std(accs)))
+                   None if accs is None else float(np.std(accs)),
+                   majority_rate(yt), int(len(yt)))
 
 
 def _seed_sequence(rng) -> np.random.SeedSequence:

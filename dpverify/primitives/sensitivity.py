@@ -1,4 +1,4 @@
-"""Sensitivity of linear queries (seed 002, "Δf:敏感度").
+"""Sensitivity of linear queries (paper 002, section "Δf: sensitivity").
 
 For a linear query f(x) = A x on a histogram x, one record added or removed changes x
 by ±e_j, so Δf = max_j ‖A e_j‖₁ = the largest column ℓ1 norm of A.  Replacing one record
@@ -29,7 +29,7 @@ def _matrix(A):
 
 @proven("proofs/primitives/interactive_example.md")
 def l1_sensitivity(A) -> float:
-    """Add/remove-one sensitivity max_j Σ_i |A_ij| of f(x) = A x (dense or scipy.sparse A).
+    """Add/remove-one sensitivity ``max_j Σ_i |A_ij|`` of f(x) = A x (dense or scipy.sparse A).
 
     Example
     -------

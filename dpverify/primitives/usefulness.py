@@ -1,7 +1,7 @@
-"""(α, β)-usefulness of the Laplace mechanism for m queries (seed 002, "(α,β)可用性").
+"""(α, β)-usefulness of the Laplace mechanism for m queries (paper 002, section "(α, β)-usefulness").
 
 Each answer gets Lap(b) noise, b = Δf/ε.  Pr[|Lap(b)| > α] = e^{−α/b}; by the union bound
-Pr[max_i |noise_i| > α] ≤ m e^{−α/b}, which is ≤ β for α = (Δf/ε) ln(m/β).  With
+``Pr[max_i |noise_i| > α] ≤ m e^{−α/b}``, which is ≤ β for α = (Δf/ε) ln(m/β).  With
 independent noise the exact probability is 1 − (1 − e^{−α/b})^m ≤ m e^{−α/b}.
 """
 
@@ -47,7 +47,7 @@ def laplace_alpha(sensitivity: float, epsilon: float, m: int, beta: float) -> fl
 
 
 def laplace_failure_probability(alpha: float, sensitivity: float, epsilon: float, m: int) -> float:
-    """Exact Pr[max_i |noise_i| > α] = 1 − (1 − e^{−αε/Δf})^m for m independent Laplace answers.
+    """Exact ``Pr[max_i |noise_i| > α]`` = 1 − (1 − e^{−αε/Δf})^m for m independent Laplace answers.
 
     Example
     -------
@@ -67,7 +67,7 @@ def laplace_failure_probability(alpha: float, sensitivity: float, epsilon: float
 
 
 def simulate_failure_probability(alpha, sensitivity, epsilon, m, trials: int, rng=None) -> float:
-    """Monte-Carlo frequency of max_i |noise_i| > α over ``trials`` releases of m answers.
+    """Monte-Carlo frequency of ``max_i |noise_i| > α`` over ``trials`` releases of m answers.
 
     Example
     -------

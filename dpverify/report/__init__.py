@@ -2,10 +2,12 @@
 
 ``dpverify report --out DIR`` runs the claims and writes ``DIR/report.html``
 (self-contained: figures embedded as PNG, formulas as MathML, proof documents
-embedded, no JavaScript, nothing fetched from the network) and
+embedded, no JavaScript, nothing fetched from the network; it opens with what
+the papers got wrong, keeps the library's self-tests apart, and prints to at
+most 40 A4 pages) and
 ``DIR/report.json`` (the same content for machines, with the provenance
 needed to rerun it).  ``dpverify report --compare OLD.json`` shows what
-changed between two runs.  Every room's claims appear without changes here:
+changed between two runs; ``--baseline OLD.json`` adds those changes to the page.  Every room's claims appear without changes here:
 the report iterates :func:`dpverify.claims.all_claims`.
 
 Example

@@ -22,10 +22,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from dpverify._io import atomic_write_text
 from dpverify._validation import check_positive_int, check_real
 from dpverify.claims import Claim, Result, all_claims, result_to_json, run_claims
 from dpverify.report.figures import FigureImage, render_claim_figure
-from dpverify.report.render import VERDICTS, render_html
+from dpverify.report.entries import VERDICTS, is_self_test
+from dpverify.report.render import render_html
 from dpverify.report.papers import paper_for_seed
 from dpverify.report.provenance import collect_provenance, find_seeds
 
@@ -75,11 +77,13 @@ def build_document(
         e = result_to_json(r)
         e["paper"] = paper_for_seed(r.claim.source.seed).key
         e["room"] = r.claim.room
+        e["self_test"] = is_self_test({"id": r.claim.id, "source_parts": e["source_parts"]})
         e["seeds"] = find_seeds(e["evidence"])
         e["figure"] = r.claim.id in drawn
         e["figure_error"] = figure_errors.get(r.claim.id)
         entries.append(e)
     counts = {v: sum(1 for e in entries if e["verdict"] == v) for v in VERDICTS}
+    paper_counts = {v: sum(1 for e in entries if e["verdict"] == v and not e["self_test"]) for v in VERDICTS}
     differ = [e["id"] for e in entries if not e["as_expected"]]
     papers = {}
     for r in results:
@@ -88,7 +92,8 @@ def build_document(
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "provenance": dict(provenance),
-        "summary": {"total": len(entries), "counts": counts, "differ_from_expected": differ},
+        "summary": {"total": len(entries), "counts": counts, "papers_counts": paper_counts,
+                    "self_tests": sum(1 for e in entries if e["self_test"]), "differ_from_expected": differ},
         "total_seconds": round(total_seconds, 4),
         "papers": papers,
         "claims": entries,
@@ -192,8 +197,8 @@ def make_report(
                        proofs_root=proofs_root)
     out.mkdir(parents=True, exist_ok=True)
     html_path, json_path = out / "report.html", out / "report.json"
-    html_path.write_text(page, encoding="utf-8")
-    json_path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(html_path, page, force=True)
+    atomic_write_text(json_path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", force=True)
     return ReportFiles(html_path, json_path, doc, tuple(results))
 
 

@@ -1,7 +1,11 @@
 """dpverify report: write the audit report (HTML + JSON), or compare two runs.
 
-    dpverify report [--only PREFIX] --out DIR [--jobs N] [--timeout S] [--thorough]
+    dpverify report [--only PREFIX] --out DIR [--jobs N] [--timeout S] [--thorough] [--baseline OLD.json]
     dpverify report --compare OLD.json [NEW.json] [--out DIR] [--json]
+
+The page opens with what the papers got wrong (every claim that does not hold,
+with its reason and a link to its evidence); ``--baseline`` adds a section of
+the changes since an earlier ``report.json``.  Progress goes to stderr.
 
 Exit status: 0 when every verdict is the expected one (with ``--compare``:
 when no verdict changed and no claim disappeared), 1 otherwise, 2 on bad input.
@@ -16,7 +20,6 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 _STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
@@ -29,7 +32,7 @@ def register(subparsers) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
+    p.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX (e.g. rr. for a room)")
     p.add_argument("--out", metavar="DIR", help="write DIR/report.html and DIR/report.json")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--timeout", type=float, default=None,
@@ -38,7 +41,10 @@ def register(subparsers) -> None:
     p.add_argument("--compare", nargs="+", metavar="JSON",
                    help="OLD.json [NEW.json]: what changed; without NEW the claims are run now "
                         "(--only defaults to the old run's)")
-    p.add_argument("--rtol", type=float, default=1e-9, help="relative tolerance for moved evidence numbers")
+    p.add_argument("--baseline", metavar="JSON",
+                   help="an earlier report.json (or its folder): the page gets a section of the changes since it")
+    p.add_argument("--rtol", type=float, default=1e-9,
+                   help="relative tolerance for moved evidence numbers (default 1e-9)")
     p.add_argument("--json", action="store_true", help="print JSON to stdout instead of tables")
     p.set_defaults(func=cmd_report)
 
@@ -52,26 +58,18 @@ def _run(args: argparse.Namespace, only: str | None, out: str | None, compare_wi
 
     from dpverify.report import make_report
 
-    err = Console(stderr=True)
-    with Progress(
-        TextColumn("[bold]report"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
-        from dpverify.claims import all_claims
+    from dpverify._progress import progress
+    from dpverify.claims import all_claims
 
-        claims = all_claims(only)
-        if not claims:
-            raise ValueError(f"no claim matches --only {only!r}" if only else "no claims registered")
-        task = bar.add_task("", total=len(claims))
+    claims = all_claims(only)
+    if not claims:
+        raise ValueError(f"no claim matches --only {only!r}" if only else "no claims registered")
+    if not sys.stderr.isatty():  # plain lines: say at once what is running (a terminal gets a bar)
+        print(f"report: running {len(claims)} claims", file=sys.stderr, flush=True)
+    with progress("report", len(claims), stream=sys.stderr, unit="claims") as step:
 
         def tick(r):
-            bar.update(task, advance=1, description=f"{r.claim.id}: {r.verdict.value}")
+            step(1, f"{r.claim.id}: {r.verdict.value}")
 
         if out is None:
             with tempfile.TemporaryDirectory() as tmp:
@@ -88,7 +86,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _cmd_compare(args)
     if not args.out:
         raise ValueError("--out DIR is required (or --compare OLD.json)")
-    rep = _run(args, args.only, args.out)
+    baseline = None
+    if args.baseline:
+        from dpverify.report import load_report
+
+        baseline = load_report(args.baseline)
+    rep = _run(args, args.only, args.out, compare_with=baseline)
     doc = rep.document
     if args.json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)

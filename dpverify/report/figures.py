@@ -17,6 +17,7 @@ Example
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import struct
 import traceback
@@ -25,26 +26,37 @@ from typing import Any
 
 from dpverify.claims.model import Result
 
-__all__ = ["FigureImage", "figure_to_png", "render_claim_figure"]
+__all__ = ["FigureImage", "figure_caption", "figure_to_png", "render_claim_figure"]
 
 _DPI = 100
 
 
 @dataclass(frozen=True)
 class FigureImage:
-    """A PNG image: base64 data and its size in pixels."""
+    """A PNG image: base64 data, its size in pixels and its caption (may be empty)."""
 
     png_base64: str
     width: int
     height: int
+    caption: str = ""
 
     @property
     def data_uri(self) -> str:
         return "data:image/png;base64," + self.png_base64
 
 
+def figure_caption(fig: Any, figure_data: Any = None) -> str:
+    """The caption a figure function gave: ``fig._dpverify_caption``, else ``figure_data["caption"]``, else ``""``."""
+    cap = getattr(fig, "_dpverify_caption", None)
+    if not cap and isinstance(figure_data, dict):
+        cap = figure_data.get("caption")
+    return str(cap).strip() if cap else ""
+
+
 def figure_to_png(fig: Any, *, dpi: int = _DPI) -> FigureImage:
-    """Draw a matplotlib Figure to PNG (Agg renderer, no display needed) and close it."""
+    """Draw a matplotlib Figure to PNG (Agg renderer, no display needed) and close it.
+
+    The caption is :func:`figure_caption` of the figure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -66,7 +78,7 @@ def figure_to_png(fig: Any, *, dpi: int = _DPI) -> FigureImage:
         plt.close(fig)
     except Exception:  # a Figure made without pyplot is simply dropped
         pass
-    return FigureImage(base64.b64encode(png).decode("ascii"), int(width), int(height))
+    return FigureImage(base64.b64encode(png).decode("ascii"), int(width), int(height), figure_caption(fig))
 
 
 def render_claim_figure(result: Result) -> tuple[FigureImage | None, str | None]:
@@ -82,6 +94,9 @@ def render_claim_figure(result: Result) -> tuple[FigureImage | None, str | None]
         return None, None
     try:
         fig = c.figure(result.outcome)
-        return figure_to_png(fig), None
+        img = figure_to_png(fig)
+        if not img.caption:
+            img = dataclasses.replace(img, caption=figure_caption(None, result.outcome.figure_data))
+        return img, None
     except Exception:
         return None, traceback.format_exc()

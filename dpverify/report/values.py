@@ -14,6 +14,10 @@ Example
 True
 >>> value_html(0.1), value_html([1, 2, 3])
 ('0.1', '[1, 2, 3]')
+>>> value_html(2 / 3)
+'<span class="num" title="0.6666666666666666">0.6667</span>'
+>>> humanise("u_star_lp"), humanise("run_seconds")
+('u* LP', 'Run (s)')
 """
 
 from __future__ import annotations
@@ -27,7 +31,21 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["sympy_to_mathml", "value_html", "evidence_table"]
+__all__ = ["sympy_to_mathml", "value_html", "evidence_table", "humanise", "number_html"]
+
+#: significant digits shown in the page (the JSON and the hover title keep every digit)
+DIGITS = 4
+
+# words of evidence keys shown as their symbol or acronym
+_WORDS = {"eps": "ε", "epsilon": "ε", "delta": "δ", "pi": "π", "lam": "λ", "lambda": "λ", "sigma": "σ",
+          "alpha": "α", "beta": "β", "mse": "MSE", "lp": "LP", "ldp": "LDP", "dp": "DP", "svm": "SVM",
+          "pca": "PCA", "ppca": "PPCA", "fda": "FDA", "rr": "RR", "cex": "counterexample", "lb": "lower bound",
+          "ub": "upper bound", "max": "max", "min": "min", "rel": "relative", "abs": "absolute", "err": "error",
+          "num": "number of", "n": "n", "k": "k", "u": "u", "p": "p", "q": "q", "id": "id", "ids": "ids",
+          "thm": "Thm", "eq": "eq.", "sd": "sd", "std": "sd", "ci": "CI"}
+# trailing words that are units: shown in parentheses after the name
+_UNITS = {"seconds": "s", "secs": "s", "sec": "s", "s": "s", "ms": "ms", "bytes": "bytes", "mb": "MB",
+          "pct": "%", "percent": "%", "bits": "bits", "nats": "nats"}
 
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _ENTITY_RE = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
@@ -137,6 +155,53 @@ def _number(v: float) -> str:
     return repr(float(v))
 
 
+def number_html(v: float) -> str:
+    """A float rounded to :data:`DIGITS` significant digits; the full ``repr`` in a hover title.
+
+    >>> number_html(0.1 + 0.2)
+    '<span class="num" title="0.30000000000000004">0.3</span>'
+    """
+    v = float(v)
+    full = _number(v)
+    if not math.isfinite(v):
+        return full
+    short = f"{v:.{DIGITS}g}"
+    if "e" in short:  # 1.5e-07 -> 1.5×10⁻⁷ reads better; keep it plain text
+        mant, exp = short.split("e")
+        short = f"{mant}×10^{int(exp)}"
+    return short if short == full else f'<span class="num" title="{full}">{short}</span>'
+
+
+def humanise(key: str) -> str:
+    """An evidence key for people: snake_case to words, symbols for ε/δ/..., a unit suffix in parentheses.
+
+    >>> humanise("tight_delta"), humanise("eps"), humanise("lp_u_star")
+    ('Tight δ', 'ε', 'LP u*')
+    """
+    text = str(key)
+    if not re.fullmatch(r"[A-Za-z0-9_]+", text):
+        return text
+    words = [w for w in text.split("_") if w]
+    if not words:
+        return text
+    unit = None
+    if len(words) > 1 and words[-1].lower() in _UNITS:
+        unit = _UNITS[words.pop().lower()]
+    elif len(words) == 1 and words[0].lower() in ("seconds", "secs"):
+        return "Time (s)"
+    out: list[str] = []
+    for w in words:
+        lw = w.lower()
+        if lw == "star" and out:
+            out[-1] += "*"
+            continue
+        out.append(_WORDS.get(lw, w))
+    name = " ".join(out)
+    if name and name[0].isascii() and name[0].islower() and words[0].lower() not in _WORDS:
+        name = name[0].upper() + name[1:]
+    return f"{name} ({unit})" if unit else name
+
+
 def value_html(value: Any, _depth: int = 0) -> str:
     """One evidence value as an HTML fragment (long lists shortened; the JSON keeps them whole)."""
     try:
@@ -150,13 +215,13 @@ def value_html(value: Any, _depth: int = 0) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        return _number(float(value))
+        return number_html(float(value))
     if isinstance(value, str):
         if "\n" in value or len(value) > 160:
             return f"<pre>{_e(value)}</pre>"
         return _e(value)
     if isinstance(value, Fraction):
-        return f'{value.numerator}/{value.denominator} <span class="approx">≈ {_number(float(value))}</span>'
+        return f'{value.numerator}/{value.denominator} <span class="approx">≈ {number_html(float(value))}</span>'
     if sympy is not None and isinstance(value, (sympy.Basic, sympy.MatrixBase)):
         try:
             return _formula(value, sympy.latex(value))
@@ -179,6 +244,14 @@ def value_html(value: Any, _depth: int = 0) -> str:
         if _depth >= _MAX_DEPTH:
             return f"<code>{_e(_shorten(repr(items)))}</code>"
         n = len(items)
+        if 1 < n <= _MAX_ROWS and all(isinstance(v, Mapping) for v in items):
+            cols = list(dict.fromkeys(k for v in items for k in v))
+            if len(cols) <= 8 and all(not isinstance(x, (Mapping, list, tuple)) or _is_expr(x)
+                                      for v in items for x in v.values()):
+                head = "".join(f'<th scope="col">{_e(humanise(k))}</th>' for k in cols)
+                body = "".join("<tr>" + "".join(f"<td>{value_html(v.get(k), _depth + 1)}</td>" for k in cols)
+                               + "</tr>" for v in items)
+                return f'<table class="evidence rows"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
         shown = items if n <= _MAX_ITEMS else items[: _MAX_ITEMS - 3] + items[-2:]
         parts = [value_html(v, _depth + 1) for v in shown]
         if n > _MAX_ITEMS:
@@ -187,6 +260,10 @@ def value_html(value: Any, _depth: int = 0) -> str:
         note = f' <span class="count">({n} items)</span>' if n > _MAX_ITEMS else ""
         return f"[{inner}]{note}"
     return _e(_shorten(str(value)))
+
+
+def _is_expr(x: Any) -> bool:
+    return isinstance(x, Mapping) and set(x) in ({"sympy", "latex"}, {"fraction", "float"})
 
 
 def _shorten(text: str, width: int = 300) -> str:
@@ -213,7 +290,8 @@ def evidence_table(evidence: Mapping[str, Any], _depth: int = 0) -> str:
     items = list(evidence.items())
     limit = len(items) if _depth == 0 else _MAX_ROWS  # the claim's own entries are all shown
     rows = "".join(
-        f"<tr{_row_class(str(k))}><th scope=\"row\">{_e(k)}</th><td>{value_html(v, _depth)}</td></tr>"
+        f"<tr{_row_class(str(k))}><th scope=\"row\" title=\"{_e(k)}\">{_e(humanise(str(k)))}</th>"
+        f"<td>{value_html(v, _depth)}</td></tr>"
         for k, v in items[:limit]
     )
     if len(items) > limit:

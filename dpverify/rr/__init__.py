@@ -6,6 +6,7 @@ optimal_mechanism(pi, epsilon, delta=0.0) -> (P, u)
     The utility-optimal (ε, δ)-LDP design matrix for any n ≥ 2 (closed form,
     proven by a dual certificate; ``proofs/rr/nary_optimum.md``).
 optimal_utility(pi, epsilon, delta=0.0) -> float
+    The optimal utility u* alone.
 symbolic_optimum(delta_value=None) -> sympy.Piecewise
     u*(ε, δ, π0) of the binary models I/II derived from the LP's vertices.
 solve_lp(pi, epsilon, delta=0.0, definition="per_output", solver="highs")

@@ -45,7 +45,7 @@ __all__ = [
 eps = sp.Symbol("epsilon", positive=True)
 delta = sp.Symbol("delta", nonnegative=True)
 pi0 = sp.Symbol("pi0", nonnegative=True)
-E = sp.Symbol("E", positive=True)  # E = e^ε > 1
+E = sp.Symbol("e^ε", positive=True)  # E = e^ε > 1, printed "e^ε" (never Euler's number E)
 p00, p11 = sp.symbols("p00 p11", real=True)
 _t, _s = sp.symbols("t s", positive=True)
 
@@ -98,7 +98,7 @@ def binary_constraints(with_delta: bool = True) -> list[tuple[sp.Expr, str]]:
     -------
     >>> g, label = binary_constraints()[0]
     >>> len(binary_constraints()), label, g
-    (8, '1-p11 <= e^eps p00 + delta', -E*p00 - delta - p11 + 1)
+    (8, '1-p11 <= e^eps p00 + delta', -delta - e^ε*p00 - p11 + 1)
     """
     d = delta if with_delta else sp.Integer(0)
     return [
@@ -287,7 +287,7 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
     -------
     >>> A, b, C = standard_form()
     >>> A.shape, list(b), list(standard_form(paper_b=True)[1])
-    ((6, 8), [1 - delta, 1 - delta, E + delta, E + delta, 1, 1], [1 - delta, 1 - delta, E, E, 1, 1])
+    ((6, 8), [1 - delta, 1 - delta, delta + e^ε, delta + e^ε, 1, 1], [1 - delta, 1 - delta, e^ε, e^ε, 1, 1])
     """
     d = delta if with_delta else sp.Integer(0)
     A = sp.Matrix(
@@ -318,7 +318,7 @@ def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool
     -------
     >>> sigma, x = reduced_costs((1, 2, 3, 4, 7, 8), with_delta=False)   # the symmetric RR basis of (7)
     >>> sorted(sigma), (x[0], x[1])
-    ([5, 6], (E/(E + 1), E/(E + 1)))
+    ([5, 6], (e^ε/(e^ε + 1), e^ε/(e^ε + 1)))
     """
     A, b, C = standard_form(with_delta, paper_b)
     idx = [j - 1 for j in basis]
@@ -344,7 +344,7 @@ def optimality_interval(sigma: dict, with_delta: bool = True) -> tuple[sp.Expr, 
     Example
     -------
     >>> optimality_interval(reduced_costs((1, 2, 3, 4, 7, 8), False)[0], False)
-    (1/(E + 1), E/(E + 1))
+    (1/(e^ε + 1), e^ε/(e^ε + 1))
     """
     lows, ups = [sp.Integer(0)], [sp.Integer(1)]
     for sj in sigma.values():

@@ -129,3 +129,52 @@ def test_report_renders_in_chromium(tmp_path):
     assert _near(fig, FIGURE_COLOR) > 200, "the figure's plotted line is not visible"
     formula = _crop(img, boxes["math"])
     assert (formula.astype(int).sum(axis=-1) < 300).mean() > 0.02, "the formula is not visible"
+
+
+def _pdf_pages(pdf: bytes) -> int:
+    """Pages of a PDF Chromium printed: its page objects (``/Type /Page``, not ``/Pages``)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
+
+
+def _check_layout(exe: str, tmp_path, html_path, max_pages: int) -> int:
+    """Print the report to A4 PDF in Chromium; check its pages and its structure (as a reader meets it)."""
+    page = html_path.read_text(encoding="utf-8")
+    assert page.count("<h1") == 1, "the report must have exactly one <h1>"
+    figures = re.findall(r"<figure>(.*?)</figure>", page, re.S)
+    for f in figures:
+        cap = re.search(r"<figcaption>(.*?)</figcaption>", f, re.S)
+        assert cap and re.search(r"Figure \d+\.</strong> \S", cap.group(1)), f"a figure without a caption: {f[-300:]}"
+        assert "Figure of" not in cap.group(1)
+    sections = re.findall(r'<section id="([^"]+)"', page)
+    assert sections[0] in ("errors", "findings") and "findings" in sections[:2], sections
+    pdf = tmp_path / "report.pdf"
+    res = _run_chromium(exe, tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", html_path.as_uri())
+    assert pdf.is_file(), f"chromium printed nothing: rc={res.returncode}\n{res.stderr[-2000:]}"
+    n = _pdf_pages(pdf.read_bytes())
+    assert 1 <= n <= max_pages, f"the report prints to {n} A4 pages (at most {max_pages})"
+    return n
+
+
+def test_demo_report_prints_compactly(tmp_path):
+    exe = _chromium()
+    register_demo()
+    try:
+        rep = make_report(tmp_path / "out", only=PREFIX)
+    finally:
+        unregister_demo()
+    n = _check_layout(exe, tmp_path, rep.html, max_pages=6)
+    page = rep.html.read_text(encoding="utf-8")
+    # errors come before everything, with their traceback
+    assert re.findall(r'<section id="([^"]+)"', page)[0] == "errors"
+    errors = page[page.index('<section id="errors"'): page.index("</section>", page.index('<section id="errors"'))]
+    assert "zzreport.crash" in errors and "Traceback" in errors
+    assert n >= 1
+
+
+@pytest.mark.slow
+def test_real_report_prints_to_at_most_40_pages(tmp_path):
+    """The default report (every registered claim) on A4 from headless Chromium: at most 40 pages."""
+    exe = _chromium()
+    rep = make_report(tmp_path / "out", jobs=2)
+    n = _check_layout(exe, tmp_path, rep.html, max_pages=40)
+    print(f"the default report prints to {n} A4 pages")

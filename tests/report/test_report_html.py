@@ -84,7 +84,7 @@ def test_html_shows_every_part_of_a_claim(report):
     assert "Traceback" in crash and "kaput &lt;b&gt;not bold&lt;/b&gt;" in crash and "<b>not bold" not in page
     assert "the figure could not be drawn" in _article(page, "zzreport.badfig")
     assert "∞" in _article(page, "zzreport.badfig")
-    for key in ("git_revision", "numpy", "highspy", "Seeds", "Run time per claim"):
+    for key in ("git_revision", "numpy", "highspy", "Random seeds used by the checks", "Run time per claim"):
         assert key in page
 
 

@@ -51,7 +51,11 @@ def test_unparsable_formula_falls_back_to_latex():
 def test_numbers_and_containers():
     assert value_html(float("nan")) == "nan" and value_html(float("-inf")) == "−∞" and value_html("inf") == "inf"
     assert value_html(True) == "true" and value_html(None).endswith("none</span>")
-    assert value_html(0.1 + 0.2) == "0.30000000000000004"  # exact repr: an auditor sees the float as computed
+    # rounded for reading; the float as computed on hover (and in report.json)
+    assert value_html(0.1 + 0.2) == '<span class="num" title="0.30000000000000004">0.3</span>'
+    assert value_html(0.25) == "0.25" and value_html(1.5e-7).endswith(">1.5×10^-7</span>")
+    rows = value_html([{"eps": 0.1, "u_star": 2 / 3}, {"eps": 1.0, "u_star": 0.5}])
+    assert "<th scope=\"col\">ε</th>" in rows and "<th scope=\"col\">u*</th>" in rows and rows.count("<tr>") == 3
     assert value_html({"fraction": "13/16", "float": 0.8125}).startswith("13/16")
     long = value_html(list(range(100)))
     assert "(100 items)" in long and "99" in long and ", 50," not in long
@@ -62,6 +66,8 @@ def test_numbers_and_containers():
     assert 'class="cex"' in evidence_table({"counterexample": [1]})
     assert 'class="conf"' in evidence_table({"confidence": 0.99})
     assert 'class="none"' in evidence_table({})
+    assert '<th scope="row" title="tight_delta">Tight δ</th>' in evidence_table({"tight_delta": 0.0})
+    assert ">Run time (s)<" in evidence_table({"run_time_seconds": 1.0})
     many = {f"k{i}": i for i in range(100)}
     assert "k99" in evidence_table(many)  # a claim's own entries are all shown
     nested = evidence_table({"sweep": many})

@@ -1,0 +1,151 @@
+"""One claim of the report as HTML: its article, its line in the findings, its one-line reason.
+
+Example
+-------
+>>> c = {"id": "rr.x", "verdict": "refuted", "expected": "refuted", "method": "exact computation",
+...      "summary": "", "evidence": {"tight_delta": 0.25, "n": 3}}
+>>> reason(c)
+'The exact computation check concluded refuted: tight δ = 0.25, n = 3.'
+>>> is_self_test({"id": "audit.bug.x", "source_parts": {"seed": "002"}})
+True
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Mapping
+
+from dpverify.report.figures import FigureImage
+from dpverify.report.markdown import normpath
+from dpverify.report.values import evidence_table, humanise
+
+__all__ = ["is_self_test", "reason", "claim_html", "finding_html", "badge", "VERDICTS"]
+
+VERDICTS = ("holds", "erratum", "refuted", "inconclusive", "error")
+
+# Evidence whose HTML is longer than this is folded into <details> (closed: not printed).
+_FOLD_CHARS = 1800
+_FOLD_ROWS = 10
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def badge(verdict: str) -> str:
+    cls = verdict if verdict in VERDICTS else "inconclusive"
+    return f'<span class="badge {cls}">{_e(verdict)}</span>'
+
+
+def is_self_test(c: Mapping[str, Any]) -> bool:
+    """A claim about dpverify itself, not a paper's statement.
+
+    Its source seed is :data:`dpverify.claims.model.SELF_TEST`; the auditor's
+    planted-bug and control claims (room ``audit``) count as self-tests too
+    until their sources say so themselves.
+    """
+    if "self_test" in c:
+        return bool(c["self_test"])
+    from dpverify.claims.model import SELF_TEST
+
+    seed = (c.get("source_parts") or {}).get("seed", "")
+    return seed == SELF_TEST or str(c.get("id", "")).split(".", 1)[0] == "audit"
+
+
+def _short(v: Any) -> str | None:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4g}" if math.isfinite(v) else str(v)
+    if isinstance(v, str) and len(v) <= 60 and "\n" not in v:
+        return v
+    if isinstance(v, Mapping) and set(v) == {"fraction", "float"}:
+        return str(v["fraction"])
+    return None
+
+
+def reason(c: Mapping[str, Any]) -> str:
+    """The claim's one-line reason: its ``Outcome.summary``, or a sentence made from the first scalar evidence."""
+    text = str(c.get("summary") or "").strip()
+    if text:
+        return text
+    if c.get("verdict") == "error":
+        err = str(c.get("error") or "").strip().splitlines()
+        return f"The check raised {err[-1]}" if err else "The check did not finish."
+    ev = c.get("evidence") if isinstance(c.get("evidence"), Mapping) else {}
+    facts = []
+    for k, v in ev.items():
+        s = _short(v)
+        if s is not None:
+            facts.append(f"{humanise(str(k))[0].lower() + humanise(str(k))[1:]} = {s}")
+        if len(facts) == 3:
+            break
+    head = f"The {c.get('method', '')} check concluded {c.get('verdict', '?')}".replace("The  check", "The check")
+    return head + (": " + ", ".join(facts) if facts else "") + "."
+
+
+def finding_html(c: Mapping[str, Any], anchor: str) -> str:
+    """One line of the findings: verdict, claim, statement, reason, link to the evidence."""
+    generated = "" if str(c.get("summary") or "").strip() else ' <span class="muted">(generated from the evidence)</span>'
+    differs = "" if c.get("as_expected", True) else f' <span class="differs">expected {_e(c.get("expected"))}</span>'
+    return (f'<li class="finding">{badge(str(c.get("verdict")))} <a href="#{anchor}"><code>{_e(c["id"])}</code></a>'
+            f'{differs} <span class="src">{_e(c.get("source", ""))}</span>'
+            f'<div class="stmt">{_e(c.get("statement", ""))}</div>'
+            f'<div class="why"><strong>Why:</strong> {_e(reason(c))}{generated} '
+            f'<a href="#{anchor}-evidence">evidence</a></div></li>')
+
+
+def claim_html(
+    c: Mapping[str, Any],
+    anchor: str,
+    raw_evidence: Mapping[str, Any] | None,
+    figure: FigureImage | None,
+    figure_number: int,
+    proof_ids: Mapping[str, str],
+) -> str:
+    """The claim's article: statement, source, verdict, reason, evidence (folded when long), figure."""
+    verdict = str(c.get("verdict", "?"))
+    expected = str(c.get("expected", "?"))
+    same = c.get("as_expected", verdict == expected)
+    parts = c.get("source_parts") or {}
+    src = ", ".join(_e(x) for x in (parts.get("seed"), parts.get("section"), parts.get("equation")) if x) or _e(
+        c.get("source", ""))
+    out = [f'<article id="{anchor}" class="claim v-{_e(verdict)}">',
+           f"<h3><code>{_e(c['id'])}</code> {badge(verdict)}"
+           + ("" if same else f' <span class="differs">✗ expected {_e(expected)}</span>') + "</h3>",
+           f'<blockquote class="statement">{_e(c.get("statement", ""))}</blockquote>']
+    if verdict != "holds":
+        out.append(f'<p class="why"><strong>Why:</strong> {_e(reason(c))}</p>')
+    meta = [f"source {src}", f"method {_e(c.get('method', ''))}", f"expected {_e(expected)}",
+            f"{float(c.get('seconds', 0.0)):.2f} s"]
+    proof = c.get("proof")
+    if proof:
+        key = normpath(proof)
+        if key in proof_ids:
+            meta.append(f'proof <a href="#{proof_ids[key]}">proofs/{_e(proof)}</a>')
+        else:
+            meta.append(f'proof <span class="missing">proofs/{_e(proof)} (document not found)</span>')
+    out.append(f'<p class="meta">{" · ".join(meta)}</p>')
+    ev = raw_evidence if raw_evidence is not None else (c.get("evidence") or {})
+    table = evidence_table(ev) if isinstance(ev, Mapping) else f"<pre>{_e(ev)}</pre>"
+    n = len(ev) if isinstance(ev, Mapping) else 1
+    if len(table) > _FOLD_CHARS or n > _FOLD_ROWS or verdict == "holds":
+        out.append(f'<details id="{anchor}-evidence" class="evidence"><summary>Evidence ({n} entries)</summary>'
+                   f"{table}</details>")
+    else:
+        out.append(f'<div id="{anchor}-evidence" class="evidence"><p class="label">Evidence</p>{table}</div>')
+    if figure is not None:
+        cap = figure.caption or str(c.get("statement", ""))
+        out.append(f'<figure><img src="{figure.data_uri}" width="{figure.width}" height="{figure.height}" '
+                   f'alt="{_e(cap)}"><figcaption><strong>Figure {figure_number}.</strong> {_e(cap)} '
+                   f'<span class="muted">(claim <code>{_e(c["id"])}</code>)</span></figcaption></figure>')
+    elif c.get("figure_error"):
+        out.append(f'<details class="missing"><summary>the figure could not be drawn</summary>'
+                   f"<pre>{_e(c['figure_error'])}</pre></details>")
+    if c.get("error"):
+        out.append(f'<details><summary class="differs">check failed: traceback</summary><pre>{_e(c["error"])}</pre></details>')
+    out.append("</article>")
+    return "\n".join(out)
