@@ -22,13 +22,17 @@ __all__ = ["progress"]
 
 
 @contextlib.contextmanager
-def progress(label: str, total: float | None = None, *, stream: TextIO | None = sys.stderr,
+def progress(label: str, total: float | None = None, *, stream: TextIO | None | str = "stderr",
              every: float = 1.0, unit: str = "") -> Iterator[Callable[..., None]]:
     """Yield ``tick(advance=1, note="")``; report progress of ``label`` on ``stream``.
 
-    ``stream=None`` reports nothing (for tests and library calls).  A plain
-    line is also written when the work ends, if it took more than ``every``.
+    ``stream="stderr"`` (the default) is ``sys.stderr`` as it is at the call (so a
+    replaced or captured stderr is honoured); ``stream=None`` reports nothing (for
+    tests and library calls).  A plain line is also written when the work ends, if
+    it took more than ``every``.
     """
+    if stream == "stderr":
+        stream = sys.stderr
     if stream is None:
         yield lambda advance=1, note="": None
         return
