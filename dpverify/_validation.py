@@ -27,6 +27,8 @@ __all__ = [
     "check_row_stochastic",
     "check_finite_array",
     "as_generator",
+    "MEMORY_BUDGET_BYTES",
+    "check_budget",
 ]
 
 
@@ -194,3 +196,41 @@ def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:
             raise ValueError(f"{name} seed must be >= 0, got {_show(rng)}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"{name} must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
+
+
+# ---------------------------------------------------------------- memory budget
+# Minimal version (added with the continual room's hardening); the lead reconciles it with the
+# fuller one at merge.  The budget is 4 GiB unless the environment variable DPVERIFY_MEMORY_BUDGET
+# gives another number of bytes.
+MEMORY_BUDGET_BYTES = 4 * 2**30
+
+
+def _budget() -> int:
+    import os
+
+    raw = os.environ.get("DPVERIFY_MEMORY_BUDGET")
+    if raw is None:
+        return MEMORY_BUDGET_BYTES
+    try:
+        v = int(float(raw))
+    except ValueError:
+        raise ValueError(f"DPVERIFY_MEMORY_BUDGET must be a number of bytes, got {raw!r}") from None
+    if v <= 0:
+        raise ValueError(f"DPVERIFY_MEMORY_BUDGET must be > 0, got {raw!r}")
+    return v
+
+
+def check_budget(nbytes: int, what: str) -> int:
+    """Refuse work needing more than the memory budget (ValueError naming ``what``); return nbytes.
+
+    Example
+    -------
+    >>> check_budget(8 * 10**6, "counts")
+    8000000
+    """
+    need = int(nbytes)
+    budget = _budget()
+    if need > budget:
+        raise ValueError(f"{what} needs about {need / 2**30:.3g} GiB, over the memory budget of "
+                         f"{budget / 2**30:.3g} GiB (set DPVERIFY_MEMORY_BUDGET to change it)")
+    return need

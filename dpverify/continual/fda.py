@@ -32,14 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import check_counts, check_finite_array, check_positive_int
-from dpverify.continual.fenwick import (
-    FenwickStream,
-    _release_validated,
-    column_sq_norms,
-    weighted_expected_mse,
-    weighted_release,
-    weighted_strategy,
-)
+from dpverify.continual.fenwick import column_sq_norms
 from dpverify.continual.methods import ContinualMethod, register_method
 
 __all__ = [
@@ -48,9 +41,12 @@ __all__ = [
     "fda_weights",
     "fda_weights_at",
     "fda_optimum",
+    "fda_forest_weights",
+    "fda_forest_optimum",
+    "fda_forest_weights_at",
     "fda_expected_mse",
     "fda_release",
-    "fda_strategy",
+    "fda_forest_strategy",
     "coef",
     "solve_diagonal_cvxpy",
     "kkt_certificate",
@@ -142,6 +138,11 @@ def fda_weights(n: int) -> np.ndarray:
     """
     n = check_positive_int(n, "n")
     inner, root = fda_level_shares(n)
+    return _tree_weights(n, inner, root)
+
+
+def _tree_weights(n: int, inner: np.ndarray, root: np.ndarray) -> np.ndarray:
+    """λ of one Fenwick forest of n nodes, given the node shares by level (inner) and of the roots."""
     top = n.bit_length()
     keep = 1.0 - _GUARD
     # q[i] = budget node i passes to its children = G_i (1 - ℓ_i), G_i = budget it receives
@@ -212,31 +213,163 @@ def fda_weights_at(nodes, n: int) -> np.ndarray:
     return out * (1.0 - _GUARD)
 
 
+def fda_forest_weights(n: int) -> np.ndarray:
+    """λ_1..λ_n of the FDA *release*: the optimal weights of the forest of complete blocks, O(n).
+
+    The n counts are split greedily into blocks of sizes 2^m - 1
+    (:func:`dpverify.continual.forest.complete_blocks`); each block is the
+    Fenwick forest of its local index, whose roots serve every later release
+    (weight ``n - t + 1`` for a root at position t).  Every count's path lies
+    in one block, so the sensitivity is the largest path sum, <= 1; the
+    weights are optimal for this forest (same recursion as :func:`fda_weights`,
+    ``proofs/continual/fda_any_n.md``).  n = 2^m - 1: exactly ``fda_weights(n)``.
+
+    Example
+    -------
+    >>> bool(np.array_equal(fda_forest_weights(7), fda_weights(7))), fda_forest_weights(8)[7]
+    (True, np.float64(0.999999999999))
+    """
+    from dpverify.continual.forest import complete_blocks
+
+    n = check_positive_int(n, "n")
+    lam = np.empty(n)
+    for o, size in complete_blocks(n):
+        inner, root = _block_shares(n, o, size)
+        lam[o : o + size] = _tree_weights(size, inner, root)
+    return lam
+
+
+def _block_shares(n: int, o: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shares by level of the block (o, size = 2^m - 1): inner nodes, and its roots (one per level)."""
+    top = size.bit_length()
+    err = fda_errors(top)[:top]
+    k = np.arange(top)
+    s = np.cbrt(err)
+    w_inner = np.cbrt(2.0**k)
+    inner = w_inner / (w_inner + s)  # proof: share
+    r = size - (1 << k) + 1  # local position of the root of level k
+    w_root = np.cbrt((n - (o + r) + 1).astype(float))  # a root serves releases o + r .. n
+    return inner, w_root / (w_root + s)  # proof: forest-share
+
+
+def fda_forest_optimum(n: int) -> float:
+    """Optimum of the FDA forest of complete blocks: ``Σ_blocks Σ_roots (c_r^(1/3) + err_k^(1/3))³``.
+
+    A root of level k at position r serves ``c_r = n - r + 1`` releases; the total MSE is 2/ε² times
+    this.  Equal to :func:`fda_optimum` at n = 2^m - 1, never above it (checked for every n < 2100 in
+    ``proofs/continual/fda_any_n.md``); at n = 2^m it is ``fda_forest_optimum(2^m - 1)`` plus the m roots'
+    share of the one extra release, continuous in n.
+
+    Example
+    -------
+    >>> fda_forest_optimum(7) == fda_optimum(7), round(fda_forest_optimum(8) / fda_optimum(8), 4)
+    (True, 0.9692)
+    """
+    from dpverify.continual.forest import complete_blocks
+
+    n = check_positive_int(n, "n")
+    total = 0.0
+    for o, size in complete_blocks(n):
+        top = size.bit_length()
+        err = fda_errors(top)[:top]
+        k = np.arange(top)
+        c = (n - (o + size - (1 << k) + 1) + 1).astype(float)  # root of level k at local size - 2^k + 1
+        total += float(np.sum((np.cbrt(c) + np.cbrt(err)) ** 3))  # proof: forest-optimum
+    return total
+
+
+def fda_forest_weights_at(t, n: int) -> np.ndarray:
+    """λ_t of :func:`fda_forest_weights` for chosen 1-based positions t, O(log n) each (walk up the block).
+
+    Example
+    -------
+    >>> bool(np.allclose(fda_forest_weights_at([1, 8, 10], 10), fda_forest_weights(10)[[0, 7, 9]], rtol=1e-14))
+    True
+    """
+    from dpverify.continual.forest import block_of, complete_blocks
+
+    n = check_positive_int(n, "n")
+    t = np.array(t, dtype=np.int64, copy=True).ravel()
+    if t.size and (t.min() < 1 or t.max() > n):
+        raise ValueError(f"t must be in [1, {n}], got values in [{t.min()}, {t.max()}]")
+    o, size, i = block_of(t, complete_blocks(n))
+    err = fda_errors(n.bit_length())
+    cerr = np.cbrt(err)
+
+    def share(j):
+        lb = j & -j
+        k = np.log2(lb).astype(np.int64)
+        is_root = j + lb > size
+        w = np.where(is_root, (n - (o + j) + 1), lb).astype(float)
+        return np.cbrt(w) / (np.cbrt(w) + cerr[k])
+
+    out = share(i)
+    cur = i.copy()
+    live = np.ones(t.size, dtype=bool)
+    while True:
+        cur = cur + (cur & -cur)
+        live &= cur <= size
+        if not live.any():
+            break
+        idx = np.flatnonzero(live)
+        sh = share(np.where(live, cur, 1))
+        out[idx] *= 1.0 - sh[idx]
+    return out * (1.0 - _GUARD)
+
+
 def fda_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
-    """Exact MSE of each FDA release: ``(2/ε²) Σ_{i on the descent path of p} 1/λ_i²``.
+    """Exact MSE of each FDA release (forest of complete blocks): ``Σ_{nodes on its path} var_i``.
+
+    ``var_i = 2/(ε λ_i)²`` (Laplace) or ``2r/(1-r)², r = e^{-ελ_i}`` (discrete).
 
     Example
     -------
     >>> round(float(fda_expected_mse(3, 1.0).sum()), 4)   # 2 · fda_optimum(3)
     25.0839
     """
-    return weighted_expected_mse(fda_weights(n), epsilon, noise=noise)
+    from dpverify.continual.fenwick import node_variances
+    from dpverify.continual.forest import complete_blocks, forest_descent_sums
+
+    n = check_positive_int(n, "n")
+    return forest_descent_sums(node_variances(fda_forest_weights(n), epsilon, noise), complete_blocks(n))
 
 
-def fda_strategy(n: int):
-    """``(R, A) = (B Σ⁻¹, Σ M)`` with the FDA weights.
+def fda_forest_strategy(n: int):
+    """``(R, A)``: A = Σ M of the forest of complete blocks, R @ A = W (lower-triangular ones), sparse.
 
     Example
     -------
-    >>> R, A = fda_strategy(5)
-    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5))))), bool(abs(A).sum(axis=0).max() <= 1)
+    >>> R, A = fda_forest_strategy(8)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((8, 8))))), bool(abs(A).sum(axis=0).max() <= 1)
     (True, True)
     """
-    return weighted_strategy(fda_weights(n))
+    import scipy.sparse as sp
+
+    from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy
+    from dpverify.continual.forest import complete_blocks
+
+    n = check_positive_int(n, "n")
+    lam = fda_forest_weights(n)
+    blocks = complete_blocks(n)
+    M = sp.block_diag([fenwick_strategy(s) for _, s in blocks], format="csr")
+    B = sp.block_diag([fenwick_recombination(s) for _, s in blocks], format="lil")
+    B = B.tocsr()
+    # release t also adds the roots of every earlier block (their descent path from the block's end)
+    rows, cols = [], []
+    for (o, s), (o2, s2) in ((b1, b2) for i2, b2 in enumerate(blocks) for b1 in blocks[:i2]):
+        roots = o + np.flatnonzero(B[o + s - 1].toarray().ravel()[o : o + s])
+        tt = np.arange(o2, o2 + s2)
+        rows.append(np.repeat(tt, roots.size))
+        cols.append(np.tile(roots, tt.size))
+    if rows:
+        extra = sp.csr_matrix((np.ones(sum(r.size for r in rows)), (np.concatenate(rows), np.concatenate(cols))),
+                              shape=(n, n))
+        B = (B + extra).tocsr()
+    return (B @ sp.diags(1.0 / lam)).tocsr(), (sp.diags(lam) @ M).tocsr()
 
 
-def fda_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
-    """Batch FDA release of all running totals, ``B Σ⁻¹ (Σ M a + Lap(1/ε))`` with the FDA weights.
+def fda_release(counts, epsilon: float, rng=None, noise: str = "discrete") -> np.ndarray:
+    """Batch FDA release of all running totals (forest of complete blocks), exact node arithmetic.
 
     Example
     -------
@@ -244,28 +377,30 @@ def fda_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.
     [1, 3, 6]
     """
     a = check_counts(counts, "counts", nonempty=True)
-    return weighted_release(a, epsilon, fda_weights(a.size), rng, noise)
+    return _fda_release(a, epsilon, rng, noise)
 
 
 def _fda_release(a, epsilon, rng, noise):
-    # input validated by dpverify.continual.release
-    return _release_validated(a, epsilon, fda_weights(a.size), rng, noise)
+    # input validated by dpverify.continual.release (or fda_release)
+    return _fda_stream(a.size, epsilon, rng, noise).push_many(a)
 
 
 def _fda_stream(n, epsilon, rng, noise):
-    return FenwickStream(n, epsilon, lambda idx: fda_weights_at(idx, n), rng=rng, noise=noise)
+    from dpverify.continual.forest import ForestStream, complete_blocks
+
+    return ForestStream(n, epsilon, complete_blocks(n), lambda t: fda_forest_weights_at(t, n), rng=rng, noise=noise)
 
 
 register_method(
     ContinualMethod(
         name="fda",
-        description="Fenwick strategy with the optimal diagonal weights (FDA), any n",
+        description="FDA: optimal diagonal weights on a forest of complete Fenwick blocks (2^m - 1 each), any n",
         expected_mse=fda_expected_mse,
-        strategy=fda_strategy,
+        strategy=fda_forest_strategy,
         release=_fda_release,
         stream=_fda_stream,
         online=True,
-        reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5",
+        reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5; any n: proofs/continual/fda_any_n.md",
     )
 )
 

@@ -46,6 +46,7 @@ __all__ = [
     "fenwick_sensitivity",
     "fenwick_expected_mse",
     "weighted_expected_mse",
+    "node_variances",
     "weighted_strategy",
     "weighted_release",
     "draw_node_noise",
@@ -300,18 +301,34 @@ def weighted_expected_mse(weights, epsilon: float, *, noise: str = "laplace") ->
     >>> weighted_expected_mse([0.5, 0.5, 1.0], 1.0).tolist()   # 2/(1·0.5)² = 8; release 3 = nodes 2, 3: 8 + 2
     [8.0, 8.0, 10.0]
     """
+    return descent_sums(node_variances(weights, epsilon, noise))
+
+
+def node_variances(weights, epsilon: float, noise: str = "laplace") -> np.ndarray:
+    """Variance of each node's noise in count units: ``2/(ε λ_i)²`` or ``2r/(1-r)²``, r = e^{-ελ_i}.
+
+    Refuses an ε whose variance is not a finite float (ValueError naming epsilon).
+
+    Example
+    -------
+    >>> node_variances([0.5, 1.0], 1.0).tolist()
+    [8.0, 2.0]
+    """
     w = check_finite_array(weights, "weights", ndim=1)
     if w.size < 1 or (w <= 0).any():
         raise ValueError("weights must be non-empty and > 0")
     eps = check_epsilon(epsilon)
-    if noise == "laplace":
-        var = 2.0 / (eps * w) ** 2
-    elif noise == "discrete":
-        r = np.exp(-eps * w)
-        var = 2.0 * r / np.expm1(-eps * w) ** 2
-    else:
-        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
-    return descent_sums(var)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if noise == "laplace":
+            var = 2.0 / (eps * w) ** 2  # proof: node-var
+        elif noise == "discrete":
+            x = eps * w
+            var = 2.0 * np.exp(-x) / np.expm1(-x) ** 2  # proof: node-var
+        else:
+            raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    if not np.isfinite(var).all():
+        raise ValueError(f"epsilon={epsilon!r} is too small: the noise variance overflows float64")
+    return var
 
 
 def fenwick_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
@@ -528,14 +545,16 @@ def _plain_weights(n: int) -> np.ndarray:
     return np.full(n, (1.0 - 1e-12) / n.bit_length())
 
 
-def _fenwick_release(counts, epsilon, rng, noise="laplace"):
+def _fenwick_release(counts, epsilon, rng, noise="discrete"):
     a = np.asarray(counts)
-    return _release_validated(a, epsilon, _plain_weights(a.size), rng, noise)
+    return _fenwick_stream(a.size, epsilon, rng, noise).push_many(a)
 
 
 def _fenwick_stream(n, epsilon, rng, noise):
+    from dpverify.continual.forest import ForestStream
+
     w = _plain_weights(1)[0] / n.bit_length()
-    return FenwickStream(n, epsilon, lambda idx: np.full(np.size(idx), w), rng=rng, noise=noise)
+    return ForestStream(n, epsilon, [(0, n)], lambda idx: np.full(np.size(idx), w), rng=rng, noise=noise)
 
 
 def _register():

@@ -43,7 +43,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
+from dpverify._validation import check_budget, as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = [
@@ -601,6 +601,8 @@ class KaryStream:
             raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
         self.noise = noise
         self.k = _resolve(self.n, branching, objective)
+        # the weights of all n nodes are precomputed (about 17 bytes a node at the peak): refuse beyond the budget
+        check_budget(24 * self.n, f"the kary-fda stream of n={self.n} releases (O(n) precomputed weights)")
         self._lam = kary_weights(self.n, self.k, objective)
         self._rng = as_generator(rng)
         L = kary_levels(self.n, self.k)

@@ -98,8 +98,11 @@ def test_m3_improves_on_paper_hand_scaling():
 
 
 def test_expected_mse_totals():
-    for n in (1, 2, 3, 10, 4095):
-        assert abs(expected_mse(n, 0.5, "fda").sum() / (2 / 0.25 * fda_optimum(n)) - 1) < 1e-10
+    from dpverify.continual.fda import fda_forest_optimum
+
+    for n in (1, 2, 3, 10, 4095, 4096, 5000):
+        assert abs(expected_mse(n, 0.5, "fda").sum() / (2 / 0.25 * fda_forest_optimum(n)) - 1) < 1e-10
+        assert fda_forest_optimum(n) <= fda_optimum(n) * (1 + 1e-12)
         assert np.allclose(expected_mse(n, 0.5, "naive"), 2 * np.arange(1, n + 1) / 0.25)
     # FDA beats plain Fenwick in total for every n >= 3 (n = 2: λ = (1/2, 1/2) is both)
     assert abs(expected_mse(2, 1.0, "fda").sum() - expected_mse(2, 1.0, "fenwick").sum()) < 1e-9
