@@ -104,9 +104,9 @@ def test_expected_mse_totals():
         assert abs(expected_mse(n, 0.5, "fda").sum() / (2 / 0.25 * fda_forest_optimum(n)) - 1) < 1e-10
         assert fda_forest_optimum(n) <= fda_optimum(n) * (1 + 1e-12)
         assert np.allclose(expected_mse(n, 0.5, "naive"), 2 * np.arange(1, n + 1) / 0.25)
-    # FDA beats plain Fenwick in total for every n >= 3 (n = 2: λ = (1/2, 1/2) is both)
-    assert abs(expected_mse(2, 1.0, "fda").sum() - expected_mse(2, 1.0, "fenwick").sum()) < 1e-9
-    for n in range(3, 300):
+    # FDA beats plain Fenwick in total for every n >= 2 (n = 2 is two blocks of one count: 2 + 4 < 8 + 8)
+    assert abs(expected_mse(2, 1.0, "fda").sum() - 6.0) < 1e-9
+    for n in range(2, 300):
         assert expected_mse(n, 1.0, "fda").sum() < expected_mse(n, 1.0, "fenwick").sum()
 
 
