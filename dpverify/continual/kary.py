@@ -607,7 +607,7 @@ class KaryStream:
         self._rng = as_generator(rng)
         L = kary_levels(self.n, self.k)
         self._acc = [0] * (L + 1)
-        self._base = [0.0] * (L + 1)
+        self._base = [0 if noise == "discrete" else 0.0] * (L + 1)
         self.t = 0
         self._buf = None
         self._lo = 0
