@@ -241,12 +241,10 @@ def fda_forest_weights(n: int) -> np.ndarray:
 
 def _block_shares(n: int, o: int, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Shares by level of the block (o, size = 2^m - 1): inner nodes, and its roots (one per level)."""
+    inner, _ = fda_level_shares(size)  # inner shares depend on the level only
     top = size.bit_length()
-    err = fda_errors(top)[:top]
     k = np.arange(top)
-    s = np.cbrt(err)
-    w_inner = np.cbrt(2.0**k)
-    inner = w_inner / (w_inner + s)  # proof: share
+    s = np.cbrt(fda_errors(top)[:top])
     r = size - (1 << k) + 1  # local position of the root of level k
     w_root = np.cbrt((n - (o + r) + 1).astype(float))  # a root serves releases o + r .. n
     return inner, w_root / (w_root + s)  # proof: forest-share

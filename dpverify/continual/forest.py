@@ -291,11 +291,11 @@ class ForestStream:
         c = S - Sj  # node values M a, exact integers  # proof: forest-chunk
         lam, z = self._noise(o + lo - 1, m)
         if self.noise == "laplace":
-            x = (lam * c + z) / lam
+            x = (lam * c + z) / lam  # proof: forest-x
             H = np.empty(m)
             hpath = np.array([p[2] for p in path], dtype=float)
         else:
-            x = c + z
+            x = c + z  # proof: forest-x
             H = np.empty(m, dtype=np.int64)
             hpath = np.array([p[2] for p in path], dtype=np.int64)
         # Ŝ_loc(i) = Ŝ_loc(j) + x_i: j has a larger lowbit than i, so fill the levels from the top down
