@@ -31,6 +31,18 @@ def _check_noise(noise: str, *, warn: bool = False) -> str:
     return noise
 
 
+EPSILON_RANGE = (1e-150, 1e150)  # beyond it 1/ε² or ε² leaves float64 in some method's exact arithmetic
+
+
+def _check_eps(epsilon) -> float:
+    eps = check_epsilon(epsilon)
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
+        raise ValueError(f"epsilon must be in [{lo:g}, {hi:g}] for continual release (noise scales and variances "
+                         f"must stay finite in float64), got {epsilon!r}")
+    return eps
+
+
 def _check_result(out: np.ndarray, epsilon: float) -> np.ndarray:
     if out.dtype.kind == "f" and not np.isfinite(out).all():
         raise ValueError(f"epsilon={epsilon!r} gives a non-finite result (noise scale out of float64 range)")
@@ -53,7 +65,7 @@ def expected_mse(n: int, epsilon: float, method: str = "fda", **options) -> np.n
     True
     """
     n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     m = get_method(method)
     _check_leaves(n, m)
     check_budget(_BYTES_PER_RELEASE * n, f"expected_mse(n={n})")
@@ -107,7 +119,7 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
     """
     a = check_counts(counts, "counts", nonempty=True)
     _check_total(a)
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     m = get_method(method)
     _check_noise(noise, warn=True)
     _check_leaves(a.size, m)
@@ -131,7 +143,7 @@ def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str 
     ([1, 1, 3], 0)
     """
     n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     m = get_method(method)
     _check_noise(noise, warn=True)
     if m.stream is None:

@@ -177,3 +177,86 @@ def test_large_release_runs():
     out = release(a, 1.0, "fda", rng=0, noise="discrete")
     assert out.shape == a.shape and out.dtype.kind == "i"
     assert np.array_equal(descent_sums(node_sums(a)), np.cumsum(a))
+
+
+# ---------------------------------------------------------------- issue 10: defaults, extremes, sizes
+
+def test_release_defaults_to_the_exact_discrete_sampler():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default must not warn
+        out = release([3, 1, 4], 1.0, "fda", rng=0)
+        s = stream(3, 1.0, "fda", rng=0)
+        pushed = [s.push(x) for x in (3, 1, 4)]
+    assert out.dtype.kind == "i" and all(type(v) is int for v in pushed)
+    assert out.tolist() == pushed
+
+
+@pytest.mark.parametrize("call", ["release", "stream"])
+def test_float_laplace_on_request_warns_naming_the_attack(call):
+    with pytest.warns(UserWarning, match="floating-point attack"):
+        if call == "release":
+            out = release([3, 1, 4], 1.0, "fda", rng=0, noise="laplace")
+            assert out.dtype.kind == "f"
+        else:
+            stream(3, 1.0, "fda", rng=0, noise="laplace")
+
+
+def _all_methods():
+    import dpverify.continual  # noqa: F401  (registers)
+    from dpverify.continual.methods import method_names
+
+    return method_names()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("eps", [1e308, 2.0**70, 5e-324, 1e-200])
+@pytest.mark.parametrize("noise", ["discrete", "laplace"])
+def test_extreme_epsilon_is_an_error_naming_epsilon_or_a_finite_result(eps, noise):
+    """Every method, every entry point: a ValueError naming epsilon (or the noise the method needs),
+    or a finite result; never NaN/inf, OverflowError or ZeroDivisionError."""
+    a = [3, 0, 2, 5, 1, 1, 0, 4]
+    for m in _all_methods():
+        for what in ("release", "stream", "mse"):
+            try:
+                if what == "release":
+                    r = np.asarray(release(a, eps, m, rng=0, noise=noise), dtype=float)
+                elif what == "stream":
+                    s = stream(8, eps, m, rng=0, noise=noise)
+                    r = np.array([s.push(x) for x in a], dtype=float)
+                else:
+                    r = expected_mse(8, eps, m, **({"noise": noise} if noise == "discrete" else {}))
+            except (ValueError, TypeError) as exc:
+                assert any(w in str(exc) for w in ("epsilon", "noise", "online", "power of two")), (m, what, exc)
+                continue
+            assert np.isfinite(r).all(), (m, what, r)
+
+
+def test_sizes_beyond_the_memory_budget_are_refused(monkeypatch):
+    for n in (10**10, 2**70):
+        with pytest.raises(ValueError, match="budget"):
+            expected_mse(n, 1.0, "fda")
+    with pytest.raises(ValueError, match="n must be < 2"):
+        stream(2**70, 1.0, "fda")
+    s = stream(10**15, 1.0, "fda", rng=0)  # O(log n) state: a huge horizon is fine
+    assert isinstance(s.push(1), int) and len(s._path) <= 2
+    monkeypatch.setenv("DPVERIFY_MEMORY_BUDGET", str(10**6))
+    with pytest.raises(ValueError, match="kary-fda stream"):
+        stream(10**6, 1.0, "kary-fda")
+    with pytest.raises(ValueError, match="budget"):
+        release(np.ones(10**5, dtype=int), 1.0, "fda")
+
+
+def test_push_many_matches_push_and_refuses_overflow():
+    a = np.random.default_rng(1).integers(0, 50, size=10000)
+    for m in ("naive", "fenwick", "fda"):
+        s1, s2 = stream(10000, 0.3, m, rng=4), stream(10000, 0.3, m, rng=4)
+        one = [s1.push(int(x)) for x in a]
+        many = np.concatenate([s2.push_many(a[lo:lo + 997]) for lo in range(0, 10000, 997)])
+        assert many.tolist() == one, m
+        with pytest.raises(ValueError, match="bounded"):
+            s2.push_many([1])
+        s3 = stream(4, 1.0, m, rng=0)
+        with pytest.raises(ValueError, match="2\\^62"):
+            s3.push_many([2**61, 2**61])
