@@ -7,7 +7,7 @@ import numpy as np
 import warnings
 
 from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
-from dpverify.continual.fenwick import _check_total
+from dpverify.continual.fenwick import _check_total, check_n
 from dpverify.continual.methods import get_method
 
 __all__ = ["expected_mse", "release", "strategy", "stream"]
@@ -64,7 +64,7 @@ def expected_mse(n: int, epsilon: float, method: str = "fda", **options) -> np.n
     >>> np.allclose(expected_mse(3, 1.0, "naive"), [2.0, 4.0, 6.0])
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     eps = _check_eps(epsilon)
     m = get_method(method)
     _check_leaves(n, m)
@@ -89,7 +89,9 @@ def strategy(n: int, method: str = "fda", **options):
     >>> (R @ A).toarray().tolist()[3]
     [1.0, 1.0, 1.0, 1.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
+    # a factorization stores O(n log n) entries (more for some baselines): refuse what cannot fit
+    check_budget(n * (32 * n.bit_length() + 64), f"strategy(n={n}) (sparse factorization)")
     m = get_method(method)
     if m.strategy is None:
         raise ValueError(f"method {method!r} is not a factorization R·A of the workload")
@@ -142,7 +144,7 @@ def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str 
     >>> [s.push(a) for a in (1, 0, 2)], s.remaining
     ([1, 1, 3], 0)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     eps = _check_eps(epsilon)
     m = get_method(method)
     _check_noise(noise, warn=True)

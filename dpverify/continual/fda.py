@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import check_counts, check_finite_array, check_positive_int
-from dpverify.continual.fenwick import column_sq_norms
+from dpverify.continual.fenwick import check_n, column_sq_norms
 from dpverify.continual.methods import ContinualMethod, register_method
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
 # column sum of ΣM is <= 1 despite float rounding (< 30 terms, each within a
 # few ulp); the MSE changes by a relative 2e-12.
 _GUARD = 1e-12
+_MAX_LEVELS = 900
 
 
 def fda_errors(levels: int) -> np.ndarray:
@@ -68,6 +69,8 @@ def fda_errors(levels: int) -> np.ndarray:
     """
     if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 0:
         raise ValueError(f"levels must be an integer >= 0, got {levels!r}")
+    if levels > _MAX_LEVELS:
+        raise ValueError(f"levels must be <= {_MAX_LEVELS} (err_levels ~ levels³ 2^levels overflows float64), got {levels!r}")
     err = np.zeros(int(levels) + 1)
     for k in range(int(levels)):
         err[k + 1] = err[k] + (np.cbrt(2.0**k) + np.cbrt(err[k])) ** 3  # proof: err-recursion
@@ -86,7 +89,7 @@ def fda_level_shares(n: int) -> tuple[np.ndarray, np.ndarray]:
     >>> inner[0], bool(np.isnan(root[1])), root[0]     # leaves keep their whole budget
     (np.float64(1.0), True, np.float64(1.0))
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     top = n.bit_length()
     err = fda_errors(top)[:top]
     k = np.arange(top)
@@ -107,7 +110,7 @@ def fda_optimum(n: int) -> float:
     >>> round(fda_optimum(3), 6)   # 1 + (1 + 2^(1/3))^3: node 3 alone, nodes 1-2 as one tree
     12.541966
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     top = n.bit_length()
     err = fda_errors(top)[:top]
     k = np.arange(top)
@@ -136,7 +139,7 @@ def fda_weights(n: int) -> np.ndarray:
 
     Reference: seed 000 Thm 5.4 / eq. (5.11) (n = 2^m - 1); any n: proofs/continual/fda_any_n.md.
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"fda_weights(n={n})")
     inner, root = fda_level_shares(n)
     return _tree_weights(n, inner, root)
 
@@ -184,7 +187,7 @@ def fda_weights_at(nodes, n: int) -> np.ndarray:
     >>> bool(np.allclose(fda_weights_at([1, 5, 7], 7), fda_weights(7)[[0, 4, 6]]))
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     raw = np.asarray(nodes)
     if raw.size and (raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer)):
         raise TypeError(f"nodes must be integers, got dtype {raw.dtype}")
@@ -231,7 +234,7 @@ def fda_forest_weights(n: int) -> np.ndarray:
     """
     from dpverify.continual.forest import complete_blocks
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"fda_forest_weights(n={n})")
     lam = np.empty(n)
     for o, size in complete_blocks(n):
         inner, root = _block_shares(n, o, size)
@@ -265,7 +268,7 @@ def fda_forest_optimum(n: int) -> float:
     """
     from dpverify.continual.forest import complete_blocks
 
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     total = 0.0
     for o, size in complete_blocks(n):
         top = size.bit_length()
@@ -286,7 +289,7 @@ def fda_forest_weights_at(t, n: int) -> np.ndarray:
     """
     from dpverify.continual.forest import block_of, complete_blocks
 
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     t = np.array(t, dtype=np.int64, copy=True).ravel()
     if t.size and (t.min() < 1 or t.max() > n):
         raise ValueError(f"t must be in [1, {n}], got values in [{t.min()}, {t.max()}]")
@@ -328,7 +331,7 @@ def fda_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.nd
     from dpverify.continual.fenwick import node_variances
     from dpverify.continual.forest import complete_blocks, forest_descent_sums
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=48, what=f"fda_expected_mse(n={n})")
     return forest_descent_sums(node_variances(fda_forest_weights(n), epsilon, noise), complete_blocks(n))
 
 
@@ -346,7 +349,7 @@ def fda_forest_strategy(n: int):
     from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy
     from dpverify.continual.forest import complete_blocks
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=12 * int(n).bit_length() ** 2 + 64 if isinstance(n, int) else 0, what=f"fda_forest_strategy(n={n})")
     lam = fda_forest_weights(n)
     blocks = complete_blocks(n)
     M = sp.block_diag([fenwick_strategy(s) for _, s in blocks], format="csr")
@@ -386,7 +389,13 @@ def _fda_release(a, epsilon, rng, noise):
 def _fda_stream(n, epsilon, rng, noise):
     from dpverify.continual.forest import ForestStream, complete_blocks
 
+    if n <= _PRECOMPUTE:  # all λ in O(n) once (at most 8 MB); beyond, O(log n) per node as needed
+        lam = fda_forest_weights(n)
+        return ForestStream(n, epsilon, complete_blocks(n), lambda t: lam[t - 1], rng=rng, noise=noise)
     return ForestStream(n, epsilon, complete_blocks(n), lambda t: fda_forest_weights_at(t, n), rng=rng, noise=noise)
+
+
+_PRECOMPUTE = 1 << 20
 
 
 register_method(
@@ -417,6 +426,8 @@ def coef(k: int, m: int) -> float:
     True
     """
     m = check_positive_int(m, "m")
+    if m > _MAX_LEVELS:
+        raise ValueError(f"m must be <= {_MAX_LEVELS} (err_m overflows float64 beyond), got {m}")
     k = check_positive_int(k, "k")
     if k > 2**m - 1:
         raise ValueError(f"k must be <= 2^m - 1 = {2**m - 1}, got {k}")
@@ -459,7 +470,7 @@ def solve_diagonal_cvxpy(n: int, *, tol: float = 1e-12) -> tuple[np.ndarray, flo
 
     from dpverify.continual.fenwick import fenwick_strategy
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=4096, what=f"solve_diagonal_cvxpy(n={n})")
     w = column_sq_norms(n)
     leaf_cols = fenwick_strategy(n)[:, 0::2]
     scale = w.sum() * n.bit_length() ** 2  # f at the plain Fenwick weights 1/Δ
@@ -493,7 +504,7 @@ def kkt_certificate(n: int, weights=None) -> dict:
     """
     from dpverify.continual.fenwick import strategy_column_sums
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=96, what=f"kkt_certificate(n={n})")
     lam = fda_weights(n) if weights is None else check_finite_array(weights, "weights", shape=(n,))
     if (lam <= 0).any():
         raise ValueError(f"weights must be > 0, got {lam[lam <= 0][0]!r}")

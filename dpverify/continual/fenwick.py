@@ -29,10 +29,11 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_finite_array, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = [
+    "check_n",
     "lowbit",
     "popcount",
     "levels",
@@ -52,6 +53,25 @@ __all__ = [
     "draw_node_noise",
     "FenwickStream",
 ]
+
+
+MAX_N = 2**62  # positions and running totals are int64
+
+
+def check_n(n, name: str = "n", *, per_node: int = 0, what: str = "") -> int:
+    """``n`` as an int in [1, 2^62), and (``per_node`` > 0) within the memory budget at that many bytes a node.
+
+    Example
+    -------
+    >>> check_n(7), check_n(10**6, per_node=8)
+    (7, 1000000)
+    """
+    n = check_positive_int(n, name)
+    if n >= MAX_N:
+        raise ValueError(f"{name} must be < 2^62 (int64 positions), got {n}")
+    if per_node:
+        check_budget(per_node * n, what or f"{name}={n}")
+    return n
 
 
 def lowbit(x):
@@ -100,7 +120,7 @@ def levels(n: int) -> int:
     >>> levels(4), levels(7), levels(8)
     (3, 3, 4)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     return n.bit_length()
 
 
@@ -119,7 +139,7 @@ def fenwick_strategy(n: int) -> sp.csr_matrix:
     >>> fenwick_strategy(4).toarray().astype(int).tolist()
     [[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 0], [1, 1, 1, 1]]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fenwick_strategy(n={n})")
     i = np.arange(1, n + 1, dtype=np.int64)
     length = i & -i  # row i covers lowbit(i) columns
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -145,7 +165,7 @@ def fenwick_recombination(n: int) -> sp.csr_matrix:
     >>> fenwick_recombination(3).toarray().astype(int).tolist()
     [[1, 0, 0], [0, 1, 0], [0, 1, 1]]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fenwick_recombination(n={n})")
     p = np.arange(1, n + 1, dtype=np.int64)
     rows, cols = [], []
     cur = p.copy()
@@ -176,7 +196,7 @@ def fenwick_roots(n: int) -> np.ndarray:
     >>> fenwick_roots(11).tolist()
     [8, 10, 11]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     out = []
     r = n
     while r:
@@ -196,7 +216,7 @@ def column_sq_norms(n: int) -> np.ndarray:
     >>> column_sq_norms(3).tolist()
     [1.0, 2.0, 1.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"column_sq_norms(n={n})")
     i = np.arange(1, n + 1, dtype=np.int64)
     return np.minimum(i & -i, n - i + 1).astype(float)  # proof: colnorm
 
@@ -285,7 +305,7 @@ def fenwick_sensitivity(n: int) -> int:
     >>> fenwick_sensitivity(5), int(abs(fenwick_strategy(5)).sum(axis=0).max())
     (3, 3)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"fenwick_sensitivity(n={n})")
     return int(strategy_column_sums(np.ones(n)).max())
 
 
@@ -342,7 +362,7 @@ def fenwick_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> n
     >>> fenwick_expected_mse(3, 1.0).round(9).tolist()
     [8.0, 8.0, 16.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=48, what=f"fenwick_expected_mse(n={n})")
     return weighted_expected_mse(_plain_weights(n), epsilon, noise=noise)
 
 
@@ -460,7 +480,7 @@ def _check_count(a) -> int:
 
 class _Base:
     def __init__(self, n: int, epsilon: float, rng, noise: str):
-        self.n = check_positive_int(n, "n")
+        self.n = check_n(n)
         self.epsilon = check_epsilon(epsilon)
         if noise not in ("laplace", "discrete"):
             raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
@@ -565,7 +585,7 @@ def _register():
             name="fenwick",
             description="plain (unweighted) Fenwick strategy, Lap(Δ/ε) per node, Δ = floor(log2 n) + 1",
             expected_mse=fenwick_expected_mse,
-            strategy=lambda n: weighted_strategy(_plain_weights(n)),
+            strategy=lambda n: weighted_strategy(_plain_weights(check_n(n, per_node=24 * n.bit_length() + 64))),
             release=_fenwick_release,
             stream=_fenwick_stream,
             online=True,

@@ -50,7 +50,9 @@ def complete_blocks(n: int) -> list[tuple[int, int]]:
     >>> complete_blocks(7), complete_blocks(8), complete_blocks(10)
     ([(0, 7)], [(0, 7), (7, 1)], [(0, 7), (7, 3)])
     """
-    n = check_positive_int(n, "n")
+    from dpverify.continual.fenwick import check_n
+
+    n = check_n(n)
     out, o = [], 0
     while o < n:
         size = (1 << ((n - o + 1).bit_length() - 1)) - 1  # proof: greedy-blocks

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
-from dpverify.continual.fenwick import node_variances
+from dpverify.continual.fenwick import check_n, node_variances
 from dpverify.continual.fenwick import _CHUNK, _Base, _check_count, _check_total
 from dpverify.continual.forest import MAX_TOTAL, check_noise_scale
 from dpverify.continual.methods import ContinualMethod, register_method
@@ -36,7 +36,7 @@ def naive_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.
     >>> naive_expected_mse(3, 1.0).tolist()               # 2t/ε²
     [2.0, 4.0, 6.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=16, what=f"naive_expected_mse(n={n})")
     var = float(node_variances(np.ones(1), epsilon, noise)[0])  # one node of weight 1
     return var * np.arange(1, n + 1, dtype=float)
 
@@ -50,7 +50,7 @@ def naive_strategy(n: int):
     >>> R.toarray().astype(int).tolist(), A.nnz
     ([[1, 0, 0], [1, 1, 0], [1, 1, 1]], 3)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     if n * (n + 1) // 2 > _MAX_W_ENTRIES:
         raise ValueError(f"n must be <= 5792 for the naive strategy (W has n(n+1)/2 stored entries), got {n}; "
                          "expected_mse and release do not need it")

@@ -235,7 +235,7 @@ def test_extreme_epsilon_is_an_error_naming_epsilon_or_a_finite_result(eps, nois
 
 def test_sizes_beyond_the_memory_budget_are_refused(monkeypatch):
     for n in (10**10, 2**70):
-        with pytest.raises(ValueError, match="budget"):
+        with pytest.raises(ValueError, match="budget|2\\^62"):
             expected_mse(n, 1.0, "fda")
     with pytest.raises(ValueError, match="n must be < 2"):
         stream(2**70, 1.0, "fda")
