@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 
 _DEFAULT_CHUNK = 1 << 16
@@ -58,7 +59,7 @@ def _count_rows(path: str, column: str, public: str | None) -> int:
     """First pass: the number of non-empty data rows (streaming, nothing stored)."""
     from dpverify._progress import progress
 
-    with _open_csv(path) as fh, progress("counting rows", unit="rows") as tick:
+    with _open_csv(path) as fh, progress("counting rows", unit="rows", stream=sys.stderr) as tick:
         reader = csv.reader(fh)
         _header(reader, path, column, public)
         n = 0
@@ -70,8 +71,8 @@ def _count_rows(path: str, column: str, public: str | None) -> int:
     return n
 
 
-def _parse(cells: list[str], first_row: int, path: str, column: str):
-    """Counts of a chunk as int64 (exact); a bad cell names its data row and the column."""
+def _parse(cells: list[str], lines: list[int], path: str, column: str):
+    """Counts of a chunk as int64 (exact); a bad cell names its line of the file and the column."""
     import numpy as np
 
     from dpverify._validation import check_counts
@@ -82,24 +83,25 @@ def _parse(cells: list[str], first_row: int, path: str, column: str):
         pass
     values = []
     for k, cell in enumerate(cells):
+        where = f"line {lines[k]} of {path} has {cell.strip()!r} in column {column!r}"
         cell = cell.strip()
         try:
-            values.append(int(cell))
-            continue
+            v = int(cell)
         except ValueError:
-            pass
-        try:
-            f = float(cell)
-        except ValueError:
-            f = None
-        if f is None or not f.is_integer() or f < 0:
-            raise ValueError(f"counts: data row {first_row + k} of {path} has {cell!r} in column {column!r} "
-                             "(a non-negative integer is needed)")
-        values.append(int(f))
-    bad = next((k for k, v in enumerate(values) if v < 0 or v >= 2**62), None)
-    if bad is not None:
-        raise ValueError(f"counts: data row {first_row + bad} of {path} has {cells[bad]!r} in column {column!r} "
-                         "(a non-negative integer below 2^62 is needed)")
+            try:
+                f = float(cell)
+            except ValueError:
+                raise ValueError(f"counts must be non-negative integers: {where}") from None
+            if not math.isfinite(f):
+                raise ValueError(f"counts must be finite: {where}") from None
+            if not f.is_integer():
+                raise ValueError(f"counts must be integers: {where}") from None
+            v = int(f)
+        if v < 0:
+            raise ValueError(f"counts must be non-negative: {where}")
+        if v >= 2**62:
+            raise ValueError(f"counts must be below 2^62 (int64 running totals): {where}")
+        values.append(v)
     return np.array(values, dtype=np.int64)
 
 
@@ -108,21 +110,19 @@ def _chunks(path: str, column: str, public: str | None, chunk: int):
     with _open_csv(path) as fh:
         reader = csv.reader(fh)
         j, jp = _header(reader, path, column, public)
-        cells, idx, first = [], [], 1
-        row_no = 0
+        cells, idx, lines = [], [], []
         for row in reader:
             if not row:
                 continue
-            row_no += 1
             cells.append(row[j] if j < len(row) else "")
+            lines.append(reader.line_num)
             if jp is not None:
                 idx.append(row[jp] if jp < len(row) else "")
             if len(cells) >= chunk:
-                yield (idx if jp is not None else None), _parse(cells, first, path, column)
-                first = row_no + 1
-                cells, idx = [], []
+                yield (idx if jp is not None else None), _parse(cells, lines, path, column)
+                cells, idx, lines = [], [], []
         if cells:
-            yield (idx if jp is not None else None), _parse(cells, first, path, column)
+            yield (idx if jp is not None else None), _parse(cells, lines, path, column)
 
 
 def cmd_release(args: argparse.Namespace) -> int:
@@ -151,7 +151,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     else:
         n = _count_rows(args.input, args.column, args.public_index)
         if n == 0:
-            raise ValueError(f"--input {args.input} has no data rows")
+            raise ValueError(f"counts must be non-empty: --input {args.input} has no data rows")
     rng = np.random.default_rng(args.seed)
     name = f"{args.column}_noisy_total"
     fmt = (lambda v: v) if args.noise == "discrete" else (lambda v: repr(float(v)))
@@ -164,7 +164,7 @@ def cmd_release(args: argparse.Namespace) -> int:
             print("dpverify continual: warning: --noise laplace samples float64 Laplace noise, open to the "
                   "floating-point attack; use --noise discrete for counts", file=sys.stderr)
         with atomic_open(out_path, "w", force=args.force, inputs=(args.input,), name="--output",
-                         newline="") as fh, progress("releasing", total=n, unit="rows") as tick:
+                         newline="") as fh, progress("releasing", total=n, unit="rows", stream=sys.stderr) as tick:
             w = csv.writer(fh)
             w.writerow(([args.public_index] if args.public_index else []) + [name])
             if s is None:  # an offline method: one batch, within the memory budget
@@ -194,7 +194,7 @@ def cmd_release(args: argparse.Namespace) -> int:
                     done += a.size
                     tick(a.size)
             if done == 0:
-                raise ValueError(f"--input {args.input} has no data rows")
+                raise ValueError(f"counts must be non-empty: --input {args.input} has no data rows")
     except OutputError:
         raise
     except OSError as exc:  # full disk, permissions, ...: the temporary file is already removed
@@ -228,13 +228,16 @@ def cmd_mse(args: argparse.Namespace) -> int:
     from dpverify._progress import progress
     from dpverify._validation import check_budget, check_epsilon, check_positive_int
     from dpverify.continual import method_names
+    from dpverify.continual.methods import get_method
 
     n = check_positive_int(args.n, "--n")
     check_budget(48 * n, f"--n {n}: the exact MSE of {n} releases")
     eps = check_epsilon(args.epsilon, "--epsilon")
     methods = args.method or [m for m in ("naive", "fenwick", "fda") if m in method_names()]
+    for m in methods:
+        get_method(m)  # an unknown name: ValueError listing the registered methods
     rows = []
-    with progress("exact MSE", total=len(methods), unit="methods") as tick:
+    with progress("exact MSE", total=len(methods), unit="methods", stream=sys.stderr) as tick:
         for m in methods:
             e = _method_mse(n, eps, m, args.noise)
             if not (e > 0).all():
@@ -271,7 +274,7 @@ def register(subparsers) -> None:
     r.add_argument("--input", required=True, metavar="FILE.csv", help="CSV file with a header row")
     r.add_argument("--column", required=True, metavar="NAME", help="the private column of non-negative integer counts")
     r.add_argument("--epsilon", required=True, type=float, help="privacy budget ε > 0 for the whole stream")
-    r.add_argument("--method", default="fda", choices=names, metavar="METHOD",
+    r.add_argument("--method", default="fda", metavar="METHOD",
                    help=f"continual-release method (default fda); one of: {', '.join(names)}")
     r.add_argument("--noise", default="discrete", choices=("discrete", "laplace"),
                    help="discrete: exact integer sampler (default); laplace: float64 noise, warns")
@@ -290,7 +293,7 @@ def register(subparsers) -> None:
     m = sub.add_parser("mse", help="exact expected MSE of each method (no Monte Carlo)")
     m.add_argument("--n", required=True, type=int, help="number of releases n >= 1")
     m.add_argument("--epsilon", required=True, type=float, help="privacy budget ε > 0")
-    m.add_argument("--method", action="append", choices=names, metavar="METHOD",
+    m.add_argument("--method", action="append", metavar="METHOD",
                    help=f"repeatable; default naive, fenwick, fda; one of: {', '.join(names)}")
     m.add_argument("--noise", default="laplace", choices=("discrete", "laplace"),
                    help="noise whose exact MSE is computed (default laplace; discrete where the method takes it)")

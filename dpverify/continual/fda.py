@@ -46,6 +46,7 @@ __all__ = [
     "fda_forest_weights_at",
     "fda_expected_mse",
     "fda_release",
+    "fda_strategy",
     "fda_forest_strategy",
     "coef",
     "solve_diagonal_cvxpy",
@@ -264,7 +265,7 @@ def fda_forest_optimum(n: int) -> float:
     Example
     -------
     >>> fda_forest_optimum(7) == fda_optimum(7), round(fda_forest_optimum(8) / fda_optimum(8), 4)
-    (True, 0.9692)
+    (True, 0.603)
     """
     from dpverify.continual.forest import complete_blocks
 
@@ -333,6 +334,23 @@ def fda_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.nd
 
     n = check_n(n, per_node=48, what=f"fda_expected_mse(n={n})")
     return forest_descent_sums(node_variances(fda_forest_weights(n), epsilon, noise), complete_blocks(n))
+
+
+def fda_strategy(n: int):
+    """``(R, A) = (B Σ⁻¹, Σ M)`` with :func:`fda_weights` on the Fenwick forest of n (problem 5.10).
+
+    The ``fda`` method releases with :func:`fda_forest_strategy` instead (no spike at n = 2^m).
+
+    Example
+    -------
+    >>> R, A = fda_strategy(5)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5))))), bool(abs(A).sum(axis=0).max() <= 1)
+    (True, True)
+    """
+    from dpverify.continual.fenwick import weighted_strategy
+
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fda_strategy(n={n})")
+    return weighted_strategy(fda_weights(n))
 
 
 def fda_forest_strategy(n: int):
@@ -493,6 +511,14 @@ def kkt_certificate(n: int, weights=None) -> dict:
     counts are exactly its children's intervals, so ``μ_i = g_i - Σ_{children c} g_c``
     (O(n)).  For this convex problem KKT (μ >= 0, feasibility, μ_p (1 - u_p) = 0)
     proves global optimality.  Returns the worst violations (relative).
+
+    Tolerance, stated honestly: this is a floating-point certificate, not an exact one.  The
+    μ_i are differences of O(log n) float terms, so an exact zero multiplier can come out
+    slightly negative: the library accepts ``min_mu_rel >= -1e-12`` and
+    ``max_slack_times_mu_rel < 1e-9`` (seen: >= -1.5e-15 and <= 1.0e-12 for every n < 2000).
+    ``max_colsum <= 1`` is checked exactly on the float weights (the 1 - 1e-12 guard).
+    It certifies :func:`fda_weights` (the Fenwick forest of n); the release's forest of
+    complete blocks is certified per block in ``proofs/continual/fda_any_n.md``.
 
     Example
     -------

@@ -84,8 +84,8 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
 
     Example
     -------
-    >>> forest_descent_sums(np.ones(4), [(0, 3), (3, 1)]).tolist()   # release 4 = nodes 2, 3 (block 1) + node 4
-    [1.0, 2.0, 2.0, 3.0]
+    >>> forest_descent_sums(np.ones(4), [(0, 3), (3, 1)]).tolist()   # release 3 = nodes 2, 3; 4 = nodes 2, 3, 4
+    [1.0, 1.0, 2.0, 3.0]
     """
     from dpverify.continual.fenwick import descent_sums
 

@@ -493,8 +493,9 @@ def kary_expected_mse(
 
     Example
     -------
-    >>> from dpverify.continual.fda import fda_expected_mse
-    >>> bool(np.allclose(kary_expected_mse(20, 1.0, branching=2), fda_expected_mse(20, 1.0)))
+    >>> from dpverify.continual.fda import fda_weights
+    >>> from dpverify.continual.fenwick import weighted_expected_mse   # k = 2: FDA on the Fenwick forest of n
+    >>> bool(np.allclose(kary_expected_mse(20, 1.0, branching=2), weighted_expected_mse(fda_weights(20), 1.0)))
     True
     """
     n = check_n(n, per_node=64, what=f"kary_expected_mse(n={n})")
