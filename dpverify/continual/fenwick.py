@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify.continual.forest import ForestStream
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = [
@@ -411,7 +412,7 @@ def _draw_node_noise(w: np.ndarray, epsilon: float, rng: np.random.Generator, no
     raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
 
 
-def weighted_release(counts, epsilon: float, weights, rng, noise: str = "laplace") -> np.ndarray:
+def weighted_release(counts, epsilon: float, weights, rng, noise: str = "discrete") -> np.ndarray:
     """``B Σ⁻¹ (Σ M a + Lap(1/ε))`` (eq. 5.8) in O(n); with ``noise="discrete"`` ``B (M a + Z)``, integers.
 
     The caller guarantees max column sum of ΣM <= 1 (then the release is ε-DP).
@@ -441,26 +442,15 @@ def _check_total(a: np.ndarray, name: str = "counts") -> None:
 
 
 def _release_validated(a: np.ndarray, eps: float, w: np.ndarray, rng: np.random.Generator, noise: str) -> np.ndarray:
-    c = _node_sums_inplace(a.astype(np.int64, copy=True))  # M a
-    if noise == "discrete":
-        z = _draw_node_noise(w, eps, rng, noise)
-        c += z  # proof: release-discrete
-        return descent_sums(c)  # proof: release-discrete
-    eta = _draw_node_noise(w, eps, rng, noise)
-    y = w * c + eta  # the ε-DP vector Σ M a + Lap(1/ε)  # proof: release-weighted
-    y /= w  # post-processing B Σ⁻¹ y
-    return descent_sums(y)
+    # the one-block forest stream, in one chunk: exact integer node sums, noise in aligned runs
+    return ForestStream(a.size, eps, [(0, a.size)], lambda t: w[t - 1], rng=rng, noise=noise).push_many(a)
+
 
 # ---------------------------------------------------------------- online release (seed 004 Alg. 5)
 #
-# A weighted Fenwick stream keeps only the nodes of the current descent path (one per set bit
-# of t).  When a_t arrives with lowbit(t) = 2^k, the stored nodes of levels 0..k-1 are exactly
-# the children of node t, so c_t = a_t + the sum of their true values; they are dropped and
-# node t is stored with its noisy prefix ŝ(t - lowbit t) + (λ_t c_t + η_t)/λ_t (eq. 5.6), the
-# operations of the batch release.  Work per push: O(log n) worst case, O(1) amortised;
-# memory O(log n) plus a noise buffer drawn in chunks from the one generator, so with
-# continuous noise a stream and a batch release seeded alike agree to rounding (the stream
-# computes λ_t by the O(log n) walk of Alg. 4 instead of the O(n) pass).
+# The streams (and the batch releases) are dpverify.continual.forest.ForestStream: O(log n)
+# state, exact integer node values, noise drawn in aligned runs of 4096 nodes.  Below: what
+# the naive stream shares with it.
 
 _CHUNK = 4096
 
@@ -499,12 +489,12 @@ class _Base:
         raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
 
 
-class FenwickStream(_Base):
+class FenwickStream(ForestStream):
     """Weighted Fenwick stream: ``weights_at(nodes) -> λ`` (1-based node indices, vectorised).
 
-    ``push(a_t)`` returns the noisy running total s_t: continuous noise adds
-    Lap(1/ε) to λ_t c_t and publishes through B Σ⁻¹; discrete noise adds a
-    two-sided geometric of scale 1/(ε λ_t) to c_t (integer outputs).
+    The one-block case of :class:`dpverify.continual.forest.ForestStream`: ``push(a_t)`` returns the noisy running total s_t, ``push_many(chunk)`` a chunk of them.
+    Continuous noise adds Lap(1/ε) to λ_t c_t and publishes through B Σ⁻¹; discrete noise adds
+    a two-sided geometric of scale 1/(ε λ_t) to c_t (integer outputs).
 
     Example
     -------
@@ -513,50 +503,10 @@ class FenwickStream(_Base):
     (['int', 'int', 'int'], 0)
     """
 
-    def __init__(self, n: int, epsilon: float, weights_at: Callable[[np.ndarray], np.ndarray], rng=None, noise: str = "laplace"):
-        super().__init__(n, epsilon, rng, noise)
-        self._weights_at = weights_at
-        self._true: list = []  # true node values on the current descent path, by increasing t
-        self._noisy: list = []  # noisy prefix sums at those nodes
-        self._lam = None
-
-    def _refill(self):
-        lo = self.t + 1
-        hi = min(self.n, self.t + _CHUNK)
-        lam = np.asarray(self._weights_at(np.arange(lo, hi + 1)), dtype=float)
-        if self.noise == "laplace":
-            self._buf = (self._rng.laplace(0.0, 1.0 / self.epsilon, size=lam.size)).tolist()
-        else:
-            self._buf = discrete_laplace(1.0 / (self.epsilon * lam), lam.size, self._rng).tolist()
-        self._lam = lam.tolist()
-        self._pos = 0
-
-    def push(self, a_t) -> float:
-        """Add the count a_t of release t = (pushes so far) + 1; return the noisy s_t."""
-        a = _check_count(a_t)
-        if self.t >= self.n:
-            self._refuse()
-        if self._buf is None or self._pos >= len(self._buf):
-            self._refill()
-        t = self.t + 1
-        k = (t & -t).bit_length() - 1  # children of node t: the k newest stored nodes
-        true, noisy = self._true, self._noisy
-        c = a
-        for _ in range(k):
-            c += true.pop()
-            noisy.pop()
-        base = noisy[-1] if noisy else 0
-        z = self._buf[self._pos]
-        if self.noise == "laplace":
-            lam = self._lam[self._pos]
-            s = base + (lam * c + z) / lam  # proof: stream-node
-        else:
-            s = base + (c + z)  # proof: stream-node
-        self._pos += 1
-        true.append(c)
-        noisy.append(s)
-        self.t = t
-        return s
+    def __init__(self, n: int, epsilon: float, weights_at: Callable[[np.ndarray], np.ndarray], rng=None,
+                 noise: str = "discrete"):
+        n = check_n(n)
+        super().__init__(n, epsilon, [(0, n)], weights_at, rng=rng, noise=noise)
 
 
 def _plain_weights(n: int) -> np.ndarray:
