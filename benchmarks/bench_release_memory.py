@@ -62,9 +62,10 @@ def run(n: int, method: str, tmp: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--huge", action="store_true", help="also N = 10^8 rows")
+    ap.add_argument("--sizes", type=int, nargs="+", default=None, help="explicit row counts (overrides --huge)")
     ap.add_argument("--method", default="fda", help="continual method (default fda)")
     args = ap.parse_args()
-    ns = [10**6, 10**7] + ([10**8] if args.huge else [])
+    ns = args.sizes or [10**6, 10**7] + ([10**8] if args.huge else [])
     with tempfile.TemporaryDirectory() as d:
         for n in ns:
             r = run(n, args.method, Path(d))

@@ -57,72 +57,105 @@ def _header(reader, path: str, column: str, public: str | None) -> tuple[int, in
 
 def _count_rows(path: str, column: str, public: str | None) -> int:
     """First pass: the number of non-empty data rows (streaming, nothing stored)."""
+    from itertools import islice
+
     from dpverify._progress import progress
 
     with _open_csv(path) as fh, progress("counting rows", unit="rows", stream=sys.stderr) as tick:
         reader = csv.reader(fh)
         _header(reader, path, column, public)
         n = 0
-        for k, row in enumerate(reader, start=1):
+        while True:
+            block = list(islice(reader, _DEFAULT_CHUNK))
+            if not block:
+                return n
+            k = sum(1 for row in block if row)
+            n += k
+            tick(k)
+
+
+def _line_of(path: str, data_row: int) -> int:
+    """Line of the file holding the ``data_row``-th non-empty data row (1-based); error path only."""
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh)
+        next(reader)
+        k = 0
+        for row in reader:
             if row:
-                n += 1
-            if k % _DEFAULT_CHUNK == 0:
-                tick(_DEFAULT_CHUNK)
-    return n
+                k += 1
+                if k == data_row:
+                    return reader.line_num
+    return -1
 
 
-def _parse(cells: list[str], lines: list[int], path: str, column: str):
-    """Counts of a chunk as int64 (exact); a bad cell names its line of the file and the column."""
+def _parse(cells: list[str], first: int, path: str, column: str):
+    """Counts of a chunk as int64 (exact); a bad cell names its line of the file and the column.
+
+    ``first`` is the 1-based number of the chunk's first non-empty data row.
+    """
     import numpy as np
 
-    from dpverify._validation import check_counts
-
     try:
-        return check_counts(np.array(cells).astype(np.int64), "counts")
-    except (ValueError, OverflowError, TypeError):
+        arr = np.array(list(map(int, cells)))  # int() is exact at any size; object dtype beyond int64
+        if arr.dtype == np.int64 and (arr.size == 0 or (arr.min() >= 0 and arr.max() < 2**62)):
+            return arr
+    except ValueError:
         pass
     values = []
     for k, cell in enumerate(cells):
-        where = f"line {lines[k]} of {path} has {cell.strip()!r} in column {column!r}"
-        cell = cell.strip()
+        def where() -> str:
+            return f"line {_line_of(path, first + k)} of {path} has {cell.strip()!r} in column {column!r}"
+
+        c = cell.strip()
         try:
-            v = int(cell)
+            v = int(c)
         except ValueError:
             try:
-                f = float(cell)
+                f = float(c)
             except ValueError:
-                raise ValueError(f"counts must be non-negative integers: {where}") from None
+                raise ValueError(f"counts must be non-negative integers: {where()}") from None
             if not math.isfinite(f):
-                raise ValueError(f"counts must be finite: {where}") from None
+                raise ValueError(f"counts must be finite: {where()}") from None
             if not f.is_integer():
-                raise ValueError(f"counts must be integers: {where}") from None
+                raise ValueError(f"counts must be integers: {where()}") from None
             v = int(f)
         if v < 0:
-            raise ValueError(f"counts must be non-negative: {where}")
+            raise ValueError(f"counts must be non-negative: {where()}")
         if v >= 2**62:
-            raise ValueError(f"counts must be below 2^62 (int64 running totals): {where}")
+            raise ValueError(f"counts must be below 2^62 (int64 running totals): {where()}")
         values.append(v)
     return np.array(values, dtype=np.int64)
 
 
 def _chunks(path: str, column: str, public: str | None, chunk: int):
     """Yield (public index cells or None, counts int64) for each chunk of non-empty rows."""
+    from itertools import islice
+
     with _open_csv(path) as fh:
         reader = csv.reader(fh)
         j, jp = _header(reader, path, column, public)
-        cells, idx, lines = [], [], []
-        for row in reader:
-            if not row:
-                continue
-            cells.append(row[j] if j < len(row) else "")
-            lines.append(reader.line_num)
+        first = 1
+        while True:
+            rows = [r for r in islice(reader, chunk) if r]
+            if not rows:
+                block_empty = True
+                # islice may have returned only blank rows: keep reading until the file ends
+                for r in reader:
+                    if r:
+                        rows = [r] + [x for x in islice(reader, chunk - 1) if x]
+                        block_empty = False
+                        break
+                if block_empty:
+                    return
+            try:
+                cells = [r[j] for r in rows]
+            except IndexError:
+                cells = [r[j] if j < len(r) else "" for r in rows]
+            idx = None
             if jp is not None:
-                idx.append(row[jp] if jp < len(row) else "")
-            if len(cells) >= chunk:
-                yield (idx if jp is not None else None), _parse(cells, lines, path, column)
-                cells, idx, lines = [], [], []
-        if cells:
-            yield (idx if jp is not None else None), _parse(cells, lines, path, column)
+                idx = [r[jp] if jp < len(r) else "" for r in rows]
+            yield idx, _parse(cells, first, path, column)
+            first += len(rows)
 
 
 def cmd_release(args: argparse.Namespace) -> int:
@@ -165,7 +198,7 @@ def cmd_release(args: argparse.Namespace) -> int:
                   "floating-point attack; use --noise discrete for counts", file=sys.stderr)
         with atomic_open(out_path, "w", force=args.force, inputs=(args.input,), name="--output",
                          newline="") as fh, progress("releasing", total=n, unit="rows", stream=sys.stderr) as tick:
-            w = csv.writer(fh)
+            w = csv.writer(fh, lineterminator="\n")
             w.writerow(([args.public_index] if args.public_index else []) + [name])
             if s is None:  # an offline method: one batch, within the memory budget
                 check_budget(48 * n, f"the batch release of {n} counts by {args.method!r} (no online form)")
@@ -189,8 +222,11 @@ def cmd_release(args: argparse.Namespace) -> int:
                     if done + a.size > n:
                         raise ValueError(f"--input has more than --horizon {n} data rows")
                     out = s.push_many(a) if hasattr(s, "push_many") else [s.push(int(x)) for x in a]
-                    vals = [fmt(v) for v in (out.tolist() if hasattr(out, "tolist") else out)]
-                    w.writerows(zip(idx, vals) if idx is not None else ([v] for v in vals))
+                    vals = out.tolist() if hasattr(out, "tolist") else list(out)
+                    if idx is not None:
+                        w.writerows(zip(idx, map(fmt, vals)))
+                    else:  # numbers only: no quoting needed
+                        fh.write("\n".join(map(str if args.noise == "discrete" else repr, vals)) + "\n")
                     done += a.size
                     tick(a.size)
             if done == 0:

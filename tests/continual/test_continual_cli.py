@@ -153,23 +153,32 @@ def test_refuses_input_as_output_existing_file_and_bad_paths(tmp_path, capsys):
 def test_full_disk_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
     import errno
 
-    import dpverify.continual.cli as C
+    import dpverify._io as io_mod
 
     inp, _, _ = _distinctive(tmp_path, 2000)
     out = tmp_path / "o.csv"
-    real_writer = csv.writer
+    real_fdopen = io_mod.os.fdopen
 
-    class Full:
-        def __init__(self, fh):
-            self.fh, self.left = fh, 3000  # bytes before the disk is "full"
+    class Full:  # the file the library writes to: the disk fills up after 3000 bytes
+        def __init__(self, f):
+            self.f, self.left = f, 3000
 
         def write(self, s):
             self.left -= len(s)
             if self.left < 0:
                 raise OSError(errno.ENOSPC, "No space left on device")
-            return self.fh.write(s)
+            return self.f.write(s)
 
-    monkeypatch.setattr(C.csv, "writer", lambda fh: real_writer(Full(fh)))
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return self.f.__exit__(*exc)
+
+    monkeypatch.setattr(io_mod.os, "fdopen", lambda *a, **k: Full(real_fdopen(*a, **k)))
     assert main(["continual", "release", "--input", str(inp), "--column", "count", "--epsilon", "1",
                  "--output", str(out), "--chunk-rows", "100"]) == 2
     err = capsys.readouterr().err
