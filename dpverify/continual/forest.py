@@ -30,10 +30,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int, check_real
 from dpverify.primitives.sampling import discrete_laplace
 
-__all__ = ["complete_blocks", "block_of", "forest_descent_sums", "ForestStream", "check_noise_scale"]
+__all__ = ["complete_blocks", "check_blocks", "block_of", "forest_descent_sums", "ForestStream", "check_noise_scale"]
 
 _CHUNK = 4096  # noise is drawn in aligned runs of this many nodes
 MAX_TOTAL = 2**62  # running totals (plus noise) stay inside int64
@@ -61,6 +61,28 @@ def complete_blocks(n: int) -> list[tuple[int, int]]:
     return out
 
 
+def check_blocks(blocks, n: int | None = None) -> list[tuple[int, int]]:
+    """Blocks as a list of ``(offset, size)`` ints, consecutive from 0, sizes >= 1 (covering n if given).
+
+    Example
+    -------
+    >>> check_blocks([(0, 3), (3, 1)], 4)
+    [(0, 3), (3, 1)]
+    """
+    try:
+        out = [(int(o), int(s)) for o, s in blocks]
+    except (TypeError, ValueError):
+        raise TypeError(f"blocks must be a sequence of (offset, size) integer pairs, got {blocks!r}") from None
+    pos = 0
+    for o, size in out:
+        if o != pos or size < 1:
+            raise ValueError(f"blocks must be consecutive (offset, size) pairs from 0 with size >= 1, got {out}")
+        pos += size
+    if not out or (n is not None and pos != n):
+        raise ValueError(f"blocks must cover exactly n={n} positions, they cover {pos}")
+    return out
+
+
 def block_of(t, blocks: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For 1-based positions t: ``(offset, size, local index)`` of the block holding each.
 
@@ -69,7 +91,14 @@ def block_of(t, blocks: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarr
     >>> [x.tolist() for x in block_of(np.array([1, 7, 8, 10]), complete_blocks(10))]
     [[0, 0, 7, 7], [7, 7, 3, 3], [1, 7, 1, 3]]
     """
-    t = np.asarray(t, dtype=np.int64)
+    blocks = check_blocks(blocks)
+    raw = np.asarray(t)
+    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+        raise TypeError(f"t must be integer positions, got dtype {raw.dtype}")
+    t = raw.astype(np.int64)
+    total = blocks[-1][0] + blocks[-1][1]
+    if t.size and (t.min() < 1 or t.max() > total):
+        raise ValueError(f"t must be in [1, {total}], got values in [{t.min()}, {t.max()}]")
     offs = np.array([o for o, _ in blocks], dtype=np.int64)
     sizes = np.array([s for _, s in blocks], dtype=np.int64)
     j = np.searchsorted(offs, t - 1, side="right") - 1
@@ -90,6 +119,9 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
     from dpverify.continual.fenwick import descent_sums
 
     x = np.asarray(x)
+    if x.ndim != 1 or x.dtype.kind not in "iuf":
+        raise ValueError(f"x must be a 1-d integer or float array, got shape {x.shape}, dtype {x.dtype}")
+    blocks = check_blocks(blocks, x.size)
     out = np.empty_like(x)
     base = x.dtype.type(0)
     for o, size in blocks:
@@ -108,6 +140,10 @@ def check_noise_scale(epsilon: float, min_weight: float, noise: str) -> None:
     >>> check_noise_scale(1.0, 0.5, "discrete") is None
     True
     """
+    epsilon = check_epsilon(epsilon)
+    min_weight = check_real(min_weight, "min_weight", positive=True)
+    if noise not in ("laplace", "discrete"):
+        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
     scale = 1.0 / (epsilon * min_weight) if epsilon * min_weight > 0 else float("inf")
     if not np.isfinite(scale) or not np.isfinite(2.0 * scale * scale):
         raise ValueError(f"epsilon={epsilon!r} is too small: the noise scale 1/(ε·λ) = {scale!r} overflows float64")
@@ -154,9 +190,9 @@ class ForestStream:
             raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
         self.noise = noise
         self._rng = as_generator(rng)
-        self._blocks = list(blocks)
-        if sum(s for _, s in self._blocks) != self.n:
-            raise ValueError(f"blocks must cover exactly n={self.n} positions")
+        self._blocks = check_blocks(blocks, self.n)
+        if not callable(weights_at):
+            raise TypeError(f"weights_at must be callable, got {type(weights_at).__name__}")
         self._weights_at = weights_at
         self.t = 0
         self._block = 0  # index of the current block
@@ -178,6 +214,8 @@ class ForestStream:
         """Draw the noise of the aligned run of nodes lo + 1 .. lo + 4096 (lo a multiple of 4096)."""
         hi = min(self.n, lo + _CHUNK)
         lam = np.asarray(self._weights_at(np.arange(lo + 1, hi + 1, dtype=np.int64)), dtype=float)
+        if lam.shape != (hi - lo,) or not (np.isfinite(lam).all() and (lam > 0).all()):
+            raise ValueError(f"weights_at must return {hi - lo} finite weights > 0 for nodes {lo + 1}..{hi}")
         check_noise_scale(self.epsilon, float(lam.min()), self.noise)
         if self.noise == "laplace":
             z = self._rng.laplace(0.0, 1.0 / self.epsilon, size=lam.size)  # proof: forest-laplace

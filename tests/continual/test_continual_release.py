@@ -260,3 +260,25 @@ def test_push_many_matches_push_and_refuses_overflow():
         s3 = stream(4, 1.0, m, rng=0)
         with pytest.raises(ValueError, match="2\\^62"):
             s3.push_many([2**61, 2**61])
+
+
+def test_forest_stream_validates_its_inputs():
+    from dpverify.continual.forest import ForestStream, block_of, check_noise_scale, forest_descent_sums
+
+    ones = lambda t: np.ones(len(t))  # noqa: E731
+    for blocks in ([(0, 2), (3, 1)], [(0, 0), (0, 3)], [(1, 3)], []):
+        with pytest.raises(ValueError, match="blocks"):
+            ForestStream(3, 1.0, blocks, ones)
+    with pytest.raises(TypeError, match="blocks"):
+        ForestStream(3, 1.0, "abc", ones)
+    with pytest.raises(TypeError, match="weights_at"):
+        ForestStream(3, 1.0, [(0, 3)], None)
+    for bad in (lambda t: -np.ones(len(t)), lambda t: np.full(len(t), np.nan), lambda t: np.ones(1)):
+        with pytest.raises(ValueError, match="weights_at"):
+            ForestStream(3, 1.0, [(0, 3)], bad).push(1)
+    with pytest.raises(ValueError, match="t must be in"):
+        block_of(np.array([0, 5]), [(0, 3)])
+    with pytest.raises(ValueError, match="blocks must cover"):
+        forest_descent_sums(np.ones(4), [(0, 3)])
+    with pytest.raises(ValueError, match="epsilon"):
+        check_noise_scale(1e-300, 1e-10, "discrete")
