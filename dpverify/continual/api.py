@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
-from dpverify.continual.fenwick import _check_total
+import warnings
+
+from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
+from dpverify.continual.fenwick import _check_total, check_n
 from dpverify.continual.methods import get_method
 
 __all__ = ["expected_mse", "release", "strategy", "stream"]
@@ -13,10 +15,38 @@ __all__ = ["expected_mse", "release", "strategy", "stream"]
 _NOISES = ("laplace", "discrete")
 
 
-def _check_noise(noise: str) -> str:
-    if noise not in _NOISES:
+_BYTES_PER_RELEASE = 48  # a method's exact MSE / batch release holds a few float64 arrays of length n
+FLOAT_LAPLACE_WARNING = (
+    "noise='laplace' samples floating-point Laplace noise, which leaks through the low-order bits of "
+    "float64 (the floating-point attack, Mironov 2012; dpverify's auditor refutes it); integer counts "
+    "should use noise='discrete', the exact two-sided geometric sampler"
+)
+
+
+def _check_noise(noise: str, *, warn: bool = False) -> str:
+    if not isinstance(noise, str) or noise not in _NOISES:
         raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    if warn and noise == "laplace":
+        warnings.warn(FLOAT_LAPLACE_WARNING, UserWarning, stacklevel=3)
     return noise
+
+
+EPSILON_RANGE = (1e-150, 1e150)  # beyond it 1/ε² or ε² leaves float64 in some method's exact arithmetic
+
+
+def _check_eps(epsilon) -> float:
+    eps = check_epsilon(epsilon)
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
+        raise ValueError(f"epsilon must be in [{lo:g}, {hi:g}] for continual release (noise scales and variances "
+                         f"must stay finite in float64), got {epsilon!r}")
+    return eps
+
+
+def _check_result(out: np.ndarray, epsilon: float) -> np.ndarray:
+    if out.dtype.kind == "f" and not np.isfinite(out).all():
+        raise ValueError(f"epsilon={epsilon!r} gives a non-finite result (noise scale out of float64 range)")
+    return out
 
 
 def _check_leaves(n: int, m) -> None:
@@ -34,11 +64,12 @@ def expected_mse(n: int, epsilon: float, method: str = "fda", **options) -> np.n
     >>> np.allclose(expected_mse(3, 1.0, "naive"), [2.0, 4.0, 6.0])
     True
     """
-    n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
+    n = check_n(n)
+    eps = _check_eps(epsilon)
     m = get_method(method)
     _check_leaves(n, m)
-    out = np.asarray(m.expected_mse(n, eps, **options), dtype=float)
+    check_budget(_BYTES_PER_RELEASE * n, f"expected_mse(n={n})")
+    out = _check_result(np.asarray(m.expected_mse(n, eps, **options), dtype=float), epsilon)
     if out.shape != (n,):  # a method's bug, not the caller's (kept under python -O, unlike an assert)
         raise RuntimeError(f"method {method!r} returned shape {out.shape} for n={n}")
     return out
@@ -58,7 +89,9 @@ def strategy(n: int, method: str = "fda", **options):
     >>> (R @ A).toarray().tolist()[3]
     [1.0, 1.0, 1.0, 1.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
+    # a factorization stores O(n log n) entries (more for some baselines): refuse what cannot fit
+    check_budget(n * (32 * n.bit_length() + 64), f"strategy(n={n}) (sparse factorization)")
     m = get_method(method)
     if m.strategy is None:
         raise ValueError(f"method {method!r} is not a factorization R·A of the workload")
@@ -66,7 +99,7 @@ def strategy(n: int, method: str = "fda", **options):
     return m.strategy(n, **options)
 
 
-def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str = "laplace", **options) -> np.ndarray:
+def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str = "discrete", **options) -> np.ndarray:
     """Release the n noisy running totals of ``counts`` under ε-DP (batch).
 
     Parameters
@@ -75,7 +108,9 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
     epsilon : privacy budget ε > 0 for the whole stream (one record changes one a_i by ±1)
     method : a registered method name (``dpverify.continual.methods.method_names()``)
     rng : numpy.random.Generator, int seed or None
-    noise : ``"laplace"`` (continuous) or ``"discrete"`` (two-sided geometric, integer outputs)
+    noise : ``"discrete"`` (default: exact two-sided geometric sampler, integer outputs) or
+        ``"laplace"`` (float64 Laplace noise; emits a ``UserWarning``: floating-point Laplace
+        samples leak through their low-order bits, the floating-point attack)
 
     Example
     -------
@@ -86,17 +121,21 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
     """
     a = check_counts(counts, "counts", nonempty=True)
     _check_total(a)
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     m = get_method(method)
-    _check_noise(noise)
+    _check_noise(noise, warn=True)
     _check_leaves(a.size, m)
     if m.release is None:
         raise ValueError(f"method {method!r} has no release")
-    return m.release(a, eps, as_generator(rng), noise, **options)
+    check_budget(_BYTES_PER_RELEASE * a.size, f"release of {a.size} counts")
+    return _check_result(np.asarray(m.release(a, eps, as_generator(rng), noise, **options)), epsilon)
 
 
-def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str = "laplace", **options):
+def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str = "discrete", **options):
     """An online release object: ``push(a_t)`` returns the noisy s_t; at most n pushes.
+
+    ``noise`` as in :func:`release` (``"discrete"`` by default; ``"laplace"`` warns).  The naive,
+    fenwick and fda streams keep O(log n) state and also offer ``push_many(chunk)``.
 
     Example
     -------
@@ -105,10 +144,10 @@ def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str 
     >>> [s.push(a) for a in (1, 0, 2)], s.remaining
     ([1, 1, 3], 0)
     """
-    n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
+    n = check_n(n)
+    eps = _check_eps(epsilon)
     m = get_method(method)
-    _check_noise(noise)
+    _check_noise(noise, warn=True)
     if m.stream is None:
         raise ValueError(f"method {method!r} cannot run online")
     return m.stream(n, eps, as_generator(rng), noise, **options)

@@ -3,10 +3,19 @@
 Example
 -------
 ``dpverify continual release --input counts.csv --column n --epsilon 1 --seed 0 --output out.csv``
-writes the input rows with an added column ``<NAME>_noisy_total`` (integers with the default
-``--noise discrete``).  ``dpverify continual mse --n 4095 --epsilon 1`` prints the exact
-per-release and total MSE of every method (``--noise discrete`` only for the methods whose MSE
-takes it).  Exit status 0 on success, 2 on bad input (messages name the option or the CSV line).
+writes ONLY what is released: one column ``<NAME>_noisy_total`` (integers with the default
+``--noise discrete``), preceded by ``--public-index COLUMN`` if the user names a column as public.
+The private column itself is never written.  The output is checked before any work (not the
+input, not a directory, parent exists, no overwrite without ``--force``) and written atomically.
+
+The release streams: the CSV is read in chunks of ``--chunk-rows`` rows and pushed through the
+method's online release (exact running state, O(log N) memory), so memory is O(chunk).  The
+strategy needs the horizon N in advance: by default a first streaming pass counts the data rows
+(nothing is stored); ``--horizon N`` skips that pass (the file may then hold at most N rows; the
+release of a prefix of an N-horizon stream is ε-DP).
+
+``dpverify continual mse --n 4095 --epsilon 1`` prints the exact per-release and total MSE of every
+method.  Exit status 0 on success, 2 on bad input (one line naming the option or the CSV row).
 """
 
 from __future__ import annotations
@@ -14,71 +23,226 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
-from pathlib import Path
+
+_DEFAULT_CHUNK = 1 << 16
 
 
-def _read_column(path: str, column: str) -> tuple[list[str], list[list[str]], list[int | float]]:
+def _open_csv(path: str):
+    from pathlib import Path
+
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"--input file not found: {path}")
-    with p.open(newline="") as fh:
+    return p.open(newline="")
+
+
+def _header(reader, path: str, column: str, public: str | None) -> tuple[int, int | None]:
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ValueError(f"--input {path} is empty") from None
+    if column not in header:
+        raise ValueError(f"--column {column!r} not in the header of {path}: {header}")
+    j = header.index(column)
+    if public is None:
+        return j, None
+    if public not in header:
+        raise ValueError(f"--public-index {public!r} not in the header of {path}: {header}")
+    if public == column:
+        raise ValueError(f"--public-index {public!r} is the private --column; it cannot be released")
+    return j, header.index(public)
+
+
+def _count_rows(path: str, column: str, public: str | None) -> int:
+    """First pass: the number of non-empty data rows (streaming, nothing stored)."""
+    from itertools import islice
+
+    from dpverify._progress import progress
+
+    with _open_csv(path) as fh, progress("counting rows", unit="rows", stream=sys.stderr) as tick:
         reader = csv.reader(fh)
+        _header(reader, path, column, public)
+        n = 0
+        while True:
+            block = list(islice(reader, _DEFAULT_CHUNK))
+            if not block:
+                return n
+            k = sum(1 for row in block if row)
+            n += k
+            tick(k)
+
+
+def _line_of(path: str, data_row: int) -> int:
+    """Line of the file holding the ``data_row``-th non-empty data row (1-based); error path only."""
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh)
+        next(reader)
+        k = 0
+        for row in reader:
+            if row:
+                k += 1
+                if k == data_row:
+                    return reader.line_num
+    return -1
+
+
+def _parse(cells: list[str], first: int, path: str, column: str):
+    """Counts of a chunk as int64 (exact); a bad cell names its line of the file and the column.
+
+    ``first`` is the 1-based number of the chunk's first non-empty data row.
+    """
+    import numpy as np
+
+    try:
+        arr = np.array(list(map(int, cells)))  # int() is exact at any size; object dtype beyond int64
+        if arr.dtype == np.int64 and (arr.size == 0 or (arr.min() >= 0 and arr.max() < 2**62)):
+            return arr
+    except ValueError:
+        pass
+    values = []
+    for k, cell in enumerate(cells):
+        def where() -> str:
+            return f"line {_line_of(path, first + k)} of {path} has {cell.strip()!r} in column {column!r}"
+
+        c = cell.strip()
         try:
-            header = next(reader)
-        except StopIteration:
-            raise ValueError(f"--input {path} is empty") from None
-        if column not in header:
-            raise ValueError(f"--column {column!r} not in the header of {path}: {header}")
-        j = header.index(column)
-        rows, values = [], []
-        for lineno, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            cell = row[j].strip() if j < len(row) else ""
+            v = int(c)
+        except ValueError:
             try:
-                values.append(int(cell))
+                f = float(c)
             except ValueError:
-                try:
-                    f = float(cell)  # 3.0 is accepted, 2.5 / nan rejected by check_counts
-                    # integral floats as ints, so one "3.0" cell does not turn every count into float64
-                    values.append(int(f) if f.is_integer() else f)
-                except ValueError:
-                    raise ValueError(f"counts: line {lineno} of {path} has {cell!r} in column {column!r}") from None
-            rows.append(row)
-    return header, rows, values
+                raise ValueError(f"counts must be non-negative integers: {where()}") from None
+            if not math.isfinite(f):
+                raise ValueError(f"counts must be finite: {where()}") from None
+            if not f.is_integer():
+                raise ValueError(f"counts must be integers: {where()}") from None
+            v = int(f)
+        if v < 0:
+            raise ValueError(f"counts must be non-negative: {where()}")
+        if v >= 2**62:
+            raise ValueError(f"counts must be below 2^62 (int64 running totals): {where()}")
+        values.append(v)
+    return np.array(values, dtype=np.int64)
+
+
+def _chunks(path: str, column: str, public: str | None, chunk: int):
+    """Yield (public index cells or None, counts int64) for each chunk of non-empty rows."""
+    from itertools import islice
+
+    with _open_csv(path) as fh:
+        reader = csv.reader(fh)
+        j, jp = _header(reader, path, column, public)
+        first = 1
+        while True:
+            rows = [r for r in islice(reader, chunk) if r]
+            if not rows:
+                block_empty = True
+                # islice may have returned only blank rows: keep reading until the file ends
+                for r in reader:
+                    if r:
+                        rows = [r] + [x for x in islice(reader, chunk - 1) if x]
+                        block_empty = False
+                        break
+                if block_empty:
+                    return
+            try:
+                cells = [r[j] for r in rows]
+            except IndexError:
+                cells = [r[j] if j < len(r) else "" for r in rows]
+            idx = None
+            if jp is not None:
+                idx = [r[jp] if jp < len(r) else "" for r in rows]
+            yield idx, _parse(cells, first, path, column)
+            first += len(rows)
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    import warnings
+
     import numpy as np
 
-    from dpverify._validation import check_counts
-    from dpverify.continual import release
+    from dpverify._io import OutputError, atomic_open, check_output_path
+    from dpverify._progress import progress
+    from dpverify._validation import check_budget, check_epsilon, check_positive_int
+    from dpverify.continual import release, stream
+    from dpverify.continual.methods import get_method
 
-    header, rows, values = _read_column(args.input, args.column)
-    counts = check_counts(np.array(values), "counts")
+    # everything that can be checked is checked before any work
+    out_path = check_output_path(args.output, force=args.force, inputs=(args.input,), name="--output")
+    eps = check_epsilon(args.epsilon, "--epsilon")
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    out = release(counts, args.epsilon, args.method, rng=args.seed, noise=args.noise)
+    if args.chunk_rows < 1:
+        raise ValueError(f"--chunk-rows must be >= 1, got {args.chunk_rows}")
+    m = get_method(args.method)
+    with _open_csv(args.input) as fh:
+        _header(csv.reader(fh), args.input, args.column, args.public_index)
+    if args.horizon is not None:
+        n = check_positive_int(args.horizon, "--horizon")
+    else:
+        n = _count_rows(args.input, args.column, args.public_index)
+        if n == 0:
+            raise ValueError(f"counts must be non-empty: --input {args.input} has no data rows")
+    rng = np.random.default_rng(args.seed)
     name = f"{args.column}_noisy_total"
-    if not Path(args.output).resolve().parent.is_dir():
-        raise FileNotFoundError(f"--output directory does not exist: {args.output}")
-    with open(args.output, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header + [name])
-        for row, v in zip(rows, out.tolist()):
-            w.writerow(row + [v if args.noise == "discrete" else repr(float(v))])
+    fmt = (lambda v: v) if args.noise == "discrete" else (lambda v: repr(float(v)))
+    done = 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # the float-Laplace warning is printed once below
+            s = stream(n, eps, args.method, rng=rng, noise=args.noise) if m.stream is not None else None
+        if args.noise == "laplace":
+            print("dpverify continual: warning: --noise laplace samples float64 Laplace noise, open to the "
+                  "floating-point attack; use --noise discrete for counts", file=sys.stderr)
+        with atomic_open(out_path, "w", force=args.force, inputs=(args.input,), name="--output",
+                         newline="") as fh, progress("releasing", total=n, unit="rows", stream=sys.stderr) as tick:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(([args.public_index] if args.public_index else []) + [name])
+            if s is None:  # an offline method: one batch, within the memory budget
+                check_budget(48 * n, f"the batch release of {n} counts by {args.method!r} (no online form)")
+                idx_all, parts = [], []
+                for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
+                    parts.append(a)
+                    if idx is not None:
+                        idx_all.extend(idx)
+                a = np.concatenate(parts)
+                if a.size > n:
+                    raise ValueError(f"--input has more than --horizon {n} data rows")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    out = release(a, eps, args.method, rng=rng, noise=args.noise)
+                vals = [fmt(v) for v in out.tolist()]
+                w.writerows(zip(idx_all, vals) if args.public_index else ([v] for v in vals))
+                done = a.size
+                tick(done)
+            else:
+                for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
+                    if done + a.size > n:
+                        raise ValueError(f"--input has more than --horizon {n} data rows")
+                    out = s.push_many(a) if hasattr(s, "push_many") else [s.push(int(x)) for x in a]
+                    vals = out.tolist() if hasattr(out, "tolist") else list(out)
+                    if idx is not None:
+                        w.writerows(zip(idx, map(fmt, vals)))
+                    else:  # numbers only: no quoting needed
+                        fh.write("\n".join(map(str if args.noise == "discrete" else repr, vals)) + "\n")
+                    done += a.size
+                    tick(a.size)
+            if done == 0:
+                raise ValueError(f"counts must be non-empty: --input {args.input} has no data rows")
+    except OutputError:
+        raise
+    except OSError as exc:  # full disk, permissions, ...: the temporary file is already removed
+        raise ValueError(f"--output {args.output}: could not write: {exc.strerror or exc}") from None
     if args.json:
-        json.dump({"n": int(counts.size), "epsilon": args.epsilon, "method": args.method, "noise": args.noise,
-                   "output": args.output}, sys.stdout)
+        json.dump({"n": done, "horizon": n, "epsilon": eps, "method": args.method, "noise": args.noise,
+                   "output": args.output, "columns": ([args.public_index] if args.public_index else []) + [name]},
+                  sys.stdout)
         print()
     else:
-        from rich.console import Console
-
-        Console(soft_wrap=True).print(
-            f"released {counts.size} running totals ({args.method}, {args.noise} noise, ε = {args.epsilon}) "
-            f"→ {args.output} column {name}"
-        )
+        print(f"released {done} running totals ({args.method}, {args.noise} noise, ε = {eps}) → {args.output} "
+              f"column {name}")
     return 0
 
 
@@ -97,13 +261,26 @@ def _method_mse(n: int, epsilon: float, method: str, noise: str):
 
 
 def cmd_mse(args: argparse.Namespace) -> int:
+    from dpverify._progress import progress
+    from dpverify._validation import check_budget, check_epsilon, check_positive_int
     from dpverify.continual import method_names
+    from dpverify.continual.methods import get_method
 
+    n = check_positive_int(args.n, "--n")
+    check_budget(48 * n, f"--n {n}: the exact MSE of {n} releases")
+    eps = check_epsilon(args.epsilon, "--epsilon")
     methods = args.method or [m for m in ("naive", "fenwick", "fda") if m in method_names()]
-    rows = []
     for m in methods:
-        e = _method_mse(args.n, args.epsilon, m, args.noise)
-        rows.append({"method": m, "total": float(e.sum()), "mean": float(e.mean()), "max": float(e.max()), "last": float(e[-1])})
+        get_method(m)  # an unknown name: ValueError listing the registered methods
+    rows = []
+    with progress("exact MSE", total=len(methods), unit="methods", stream=sys.stderr) as tick:
+        for m in methods:
+            e = _method_mse(n, eps, m, args.noise)
+            if not (e > 0).all():
+                raise ValueError(f"--epsilon {args.epsilon!r} is too large: the MSE underflows float64")
+            rows.append({"method": m, "total": float(e.sum()), "mean": float(e.mean()), "max": float(e.max()),
+                         "last": float(e[-1])})
+            tick(1, m)
     if args.json:
         json.dump(rows, sys.stdout, indent=2)
         print()
@@ -111,7 +288,7 @@ def cmd_mse(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"exact MSE, n = {args.n}, ε = {args.epsilon}, {args.noise} noise")
+    t = Table(title=f"exact MSE, n = {n}, ε = {eps}, {args.noise} noise")
     for col in ("method", "total", "mean per release", "max per release", "release n"):
         t.add_column(col, justify="right")
     for r in rows:
@@ -121,24 +298,40 @@ def cmd_mse(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
+    from dpverify.continual import method_names
+
+    names = method_names()
     p = subparsers.add_parser("continual", help="continual release of running counts (seeds 000, 004)")
     sub = p.add_subparsers(dest="continual_command", required=True)
 
-    r = sub.add_parser("release", help="read a CSV column of counts, write the noisy running totals")
-    r.add_argument("--input", required=True, metavar="FILE.csv")
-    r.add_argument("--column", required=True, metavar="NAME")
-    r.add_argument("--epsilon", required=True, type=float)
-    r.add_argument("--method", default="fda")
-    r.add_argument("--noise", default="discrete", choices=("discrete", "laplace"))
-    r.add_argument("--seed", type=int, default=None)
-    r.add_argument("--output", required=True, metavar="OUT.csv")
-    r.add_argument("--json", action="store_true")
+    r = sub.add_parser("release", help="read a CSV column of counts, write ONLY the noisy running totals",
+                       description="Stream a CSV column of counts through a continual-release method and write "
+                       "only the noisy running totals (plus a column explicitly named public).")
+    r.add_argument("--input", required=True, metavar="FILE.csv", help="CSV file with a header row")
+    r.add_argument("--column", required=True, metavar="NAME", help="the private column of non-negative integer counts")
+    r.add_argument("--epsilon", required=True, type=float, help="privacy budget ε > 0 for the whole stream")
+    r.add_argument("--method", default="fda", metavar="METHOD",
+                   help=f"continual-release method (default fda); one of: {', '.join(names)}")
+    r.add_argument("--noise", default="discrete", choices=("discrete", "laplace"),
+                   help="discrete: exact integer sampler (default); laplace: float64 noise, warns")
+    r.add_argument("--seed", type=int, default=None, help="seed of the random generator (default: fresh entropy)")
+    r.add_argument("--output", required=True, metavar="OUT.csv", help="output CSV (never the input; see --force)")
+    r.add_argument("--force", action="store_true", help="overwrite an existing --output file")
+    r.add_argument("--public-index", default=None, metavar="COLUMN",
+                   help="a column the user declares PUBLIC, copied beside the totals (e.g. a date)")
+    r.add_argument("--horizon", type=int, default=None, metavar="N",
+                   help="number of releases N the strategy is built for (default: count the rows in a first pass)")
+    r.add_argument("--chunk-rows", type=int, default=_DEFAULT_CHUNK, metavar="ROWS",
+                   help=f"rows read and released per chunk (default {_DEFAULT_CHUNK}); memory is O(ROWS)")
+    r.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     r.set_defaults(func=cmd_release)
 
     m = sub.add_parser("mse", help="exact expected MSE of each method (no Monte Carlo)")
-    m.add_argument("--n", required=True, type=int)
-    m.add_argument("--epsilon", required=True, type=float)
-    m.add_argument("--method", action="append", help="repeatable; default naive, fenwick, fda")
-    m.add_argument("--noise", default="laplace", choices=("discrete", "laplace"))
-    m.add_argument("--json", action="store_true")
+    m.add_argument("--n", required=True, type=int, help="number of releases n >= 1")
+    m.add_argument("--epsilon", required=True, type=float, help="privacy budget ε > 0")
+    m.add_argument("--method", action="append", metavar="METHOD",
+                   help=f"repeatable; default naive, fenwick, fda; one of: {', '.join(names)}")
+    m.add_argument("--noise", default="laplace", choices=("discrete", "laplace"),
+                   help="noise whose exact MSE is computed (default laplace; discrete where the method takes it)")
+    m.add_argument("--json", action="store_true", help="print JSON on stdout")
     m.set_defaults(func=cmd_mse)

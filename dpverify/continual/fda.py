@@ -32,14 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import check_counts, check_finite_array, check_positive_int
-from dpverify.continual.fenwick import (
-    FenwickStream,
-    _release_validated,
-    column_sq_norms,
-    weighted_expected_mse,
-    weighted_release,
-    weighted_strategy,
-)
+from dpverify.continual.fenwick import check_n, column_sq_norms
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.proofdocs import proven
 
@@ -49,9 +42,13 @@ __all__ = [
     "fda_weights",
     "fda_weights_at",
     "fda_optimum",
+    "fda_forest_weights",
+    "fda_forest_optimum",
+    "fda_forest_weights_at",
     "fda_expected_mse",
     "fda_release",
     "fda_strategy",
+    "fda_forest_strategy",
     "coef",
     "solve_diagonal_cvxpy",
     "kkt_certificate",
@@ -61,6 +58,7 @@ __all__ = [
 # column sum of ΣM is <= 1 despite float rounding (< 30 terms, each within a
 # few ulp); the MSE changes by a relative 2e-12.
 _GUARD = 1e-12
+_MAX_LEVELS = 900
 
 
 @proven("proofs/continual/fda_derivation.md")
@@ -74,6 +72,8 @@ def fda_errors(levels: int) -> np.ndarray:
     """
     if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 0:
         raise ValueError(f"levels must be an integer >= 0, got {levels!r}")
+    if levels > _MAX_LEVELS:
+        raise ValueError(f"levels must be <= {_MAX_LEVELS} (err_levels ~ levels³ 2^levels overflows float64), got {levels!r}")
     err = np.zeros(int(levels) + 1)
     for k in range(int(levels)):
         err[k + 1] = err[k] + (np.cbrt(2.0**k) + np.cbrt(err[k])) ** 3  # proof: err-recursion
@@ -93,7 +93,7 @@ def fda_level_shares(n: int) -> tuple[np.ndarray, np.ndarray]:
     >>> inner[0], bool(np.isnan(root[1])), root[0]     # leaves keep their whole budget
     (np.float64(1.0), True, np.float64(1.0))
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     top = n.bit_length()
     err = fda_errors(top)[:top]
     k = np.arange(top)
@@ -115,7 +115,7 @@ def fda_optimum(n: int) -> float:
     >>> round(fda_optimum(3), 6)   # 1 + (1 + 2^(1/3))^3: node 3 alone, nodes 1-2 as one tree
     12.541966
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     top = n.bit_length()
     err = fda_errors(top)[:top]
     k = np.arange(top)
@@ -145,8 +145,13 @@ def fda_weights(n: int) -> np.ndarray:
 
     Reference: seed 000 Thm 5.4 / eq. (5.11) (n = 2^m - 1); any n: proofs/continual/fda_any_n.md.
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"fda_weights(n={n})")
     inner, root = fda_level_shares(n)
+    return _tree_weights(n, inner, root)
+
+
+def _tree_weights(n: int, inner: np.ndarray, root: np.ndarray) -> np.ndarray:
+    """λ of one Fenwick forest of n nodes, given the node shares by level (inner) and of the roots."""
     top = n.bit_length()
     keep = 1.0 - _GUARD
     # q[i] = budget node i passes to its children = G_i (1 - ℓ_i), G_i = budget it receives
@@ -188,7 +193,7 @@ def fda_weights_at(nodes, n: int) -> np.ndarray:
     >>> bool(np.allclose(fda_weights_at([1, 5, 7], 7), fda_weights(7)[[0, 4, 6]]))
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     raw = np.asarray(nodes)
     if raw.size and (raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer)):
         raise TypeError(f"nodes must be integers, got dtype {raw.dtype}")
@@ -217,19 +222,129 @@ def fda_weights_at(nodes, n: int) -> np.ndarray:
     return out * (1.0 - _GUARD)
 
 
+def fda_forest_weights(n: int) -> np.ndarray:
+    """λ_1..λ_n of the FDA *release*: the optimal weights of the forest of complete blocks, O(n).
+
+    The n counts are split greedily into blocks of sizes 2^m - 1
+    (:func:`dpverify.continual.forest.complete_blocks`); each block is the
+    Fenwick forest of its local index, whose roots serve every later release
+    (weight ``n - t + 1`` for a root at position t).  Every count's path lies
+    in one block, so the sensitivity is the largest path sum, <= 1; the
+    weights are optimal for this forest (same recursion as :func:`fda_weights`,
+    ``proofs/continual/fda_any_n.md``).  n = 2^m - 1: exactly ``fda_weights(n)``.
+
+    Example
+    -------
+    >>> bool(np.array_equal(fda_forest_weights(7), fda_weights(7))), fda_forest_weights(8)[7]
+    (True, np.float64(0.999999999999))
+    """
+    from dpverify.continual.forest import complete_blocks
+
+    n = check_n(n, per_node=32, what=f"fda_forest_weights(n={n})")
+    lam = np.empty(n)
+    for o, size in complete_blocks(n):
+        inner, root = _block_shares(n, o, size)
+        lam[o : o + size] = _tree_weights(size, inner, root)
+    return lam
+
+
+def _block_shares(n: int, o: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shares by level of the block (o, size = 2^m - 1): inner nodes, and its roots (one per level)."""
+    inner, _ = fda_level_shares(size)  # inner shares depend on the level only
+    top = size.bit_length()
+    k = np.arange(top)
+    s = np.cbrt(fda_errors(top)[:top])
+    r = size - (1 << k) + 1  # local position of the root of level k
+    w_root = np.cbrt((n - (o + r) + 1).astype(float))  # a root serves releases o + r .. n
+    return inner, w_root / (w_root + s)  # proof: forest-share
+
+
+def fda_forest_optimum(n: int) -> float:
+    """Optimum of the FDA forest of complete blocks: ``Σ_blocks Σ_roots (c_r^(1/3) + err_k^(1/3))³``.
+
+    A root of level k at position r serves ``c_r = n - r + 1`` releases; the total MSE is 2/ε² times
+    this.  Equal to :func:`fda_optimum` at n = 2^m - 1, never above it (checked for every n < 2100 in
+    ``proofs/continual/fda_any_n.md``); at n = 2^m it is ``fda_forest_optimum(2^m - 1)`` plus the m roots'
+    share of the one extra release, continuous in n.
+
+    Example
+    -------
+    >>> fda_forest_optimum(7) == fda_optimum(7), round(fda_forest_optimum(8) / fda_optimum(8), 4)
+    (True, 0.603)
+    """
+    from dpverify.continual.forest import complete_blocks
+
+    n = check_n(n)
+    total = 0.0
+    for o, size in complete_blocks(n):
+        top = size.bit_length()
+        err = fda_errors(top)[:top]
+        k = np.arange(top)
+        c = (n - (o + size - (1 << k) + 1) + 1).astype(float)  # root of level k at local size - 2^k + 1
+        total += float(np.sum((np.cbrt(c) + np.cbrt(err)) ** 3))  # proof: forest-optimum
+    return total
+
+
+def fda_forest_weights_at(t, n: int) -> np.ndarray:
+    """λ_t of :func:`fda_forest_weights` for chosen 1-based positions t, O(log n) each (walk up the block).
+
+    Example
+    -------
+    >>> bool(np.allclose(fda_forest_weights_at([1, 8, 10], 10), fda_forest_weights(10)[[0, 7, 9]], rtol=1e-14))
+    True
+    """
+    from dpverify.continual.forest import block_of, complete_blocks
+
+    n = check_n(n)
+    t = np.array(t, dtype=np.int64, copy=True).ravel()
+    if t.size and (t.min() < 1 or t.max() > n):
+        raise ValueError(f"t must be in [1, {n}], got values in [{t.min()}, {t.max()}]")
+    o, size, i = block_of(t, complete_blocks(n))
+    err = fda_errors(n.bit_length())
+    cerr = np.cbrt(err)
+
+    def share(j):
+        lb = j & -j
+        k = np.log2(lb).astype(np.int64)
+        is_root = j + lb > size
+        w = np.where(is_root, (n - (o + j) + 1), lb).astype(float)
+        return np.cbrt(w) / (np.cbrt(w) + cerr[k])
+
+    out = share(i)
+    cur = i.copy()
+    live = np.ones(t.size, dtype=bool)
+    while True:
+        cur = cur + (cur & -cur)
+        live &= cur <= size
+        if not live.any():
+            break
+        idx = np.flatnonzero(live)
+        sh = share(np.where(live, cur, 1))
+        out[idx] *= 1.0 - sh[idx]
+    return out * (1.0 - _GUARD)
+
+
 def fda_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
-    """Exact MSE of each FDA release: ``(2/ε²) Σ_{i on the descent path of p} 1/λ_i²``.
+    """Exact MSE of each FDA release (forest of complete blocks): ``Σ_{nodes on its path} var_i``.
+
+    ``var_i = 2/(ε λ_i)²`` (Laplace) or ``2r/(1-r)², r = e^{-ελ_i}`` (discrete).
 
     Example
     -------
     >>> round(float(fda_expected_mse(3, 1.0).sum()), 4)   # 2 · fda_optimum(3)
     25.0839
     """
-    return weighted_expected_mse(fda_weights(n), epsilon, noise=noise)
+    from dpverify.continual.fenwick import node_variances
+    from dpverify.continual.forest import complete_blocks, forest_descent_sums
+
+    n = check_n(n, per_node=48, what=f"fda_expected_mse(n={n})")
+    return forest_descent_sums(node_variances(fda_forest_weights(n), epsilon, noise), complete_blocks(n))
 
 
 def fda_strategy(n: int):
-    """``(R, A) = (B Σ⁻¹, Σ M)`` with the FDA weights.
+    """``(R, A) = (B Σ⁻¹, Σ M)`` with :func:`fda_weights` on the Fenwick forest of n (problem 5.10).
+
+    The ``fda`` method releases with :func:`fda_forest_strategy` instead (no spike at n = 2^m).
 
     Example
     -------
@@ -237,11 +352,48 @@ def fda_strategy(n: int):
     >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5))))), bool(abs(A).sum(axis=0).max() <= 1)
     (True, True)
     """
+    from dpverify.continual.fenwick import weighted_strategy
+
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fda_strategy(n={n})")
     return weighted_strategy(fda_weights(n))
 
 
-def fda_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
-    """Batch FDA release of all running totals, ``B Σ⁻¹ (Σ M a + Lap(1/ε))`` with the FDA weights.
+def fda_forest_strategy(n: int):
+    """``(R, A)``: A = Σ M of the forest of complete blocks, R @ A = W (lower-triangular ones), sparse.
+
+    Example
+    -------
+    >>> R, A = fda_forest_strategy(8)
+    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((8, 8))))), bool(abs(A).sum(axis=0).max() <= 1)
+    (True, True)
+    """
+    import scipy.sparse as sp
+
+    from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy
+    from dpverify.continual.forest import complete_blocks
+
+    n = check_n(n, per_node=12 * int(n).bit_length() ** 2 + 64 if isinstance(n, int) else 0, what=f"fda_forest_strategy(n={n})")
+    lam = fda_forest_weights(n)
+    blocks = complete_blocks(n)
+    M = sp.block_diag([fenwick_strategy(s) for _, s in blocks], format="csr")
+    B = sp.block_diag([fenwick_recombination(s) for _, s in blocks], format="lil")
+    B = B.tocsr()
+    # release t also adds the roots of every earlier block (their descent path from the block's end)
+    rows, cols = [], []
+    for (o, s), (o2, s2) in ((b1, b2) for i2, b2 in enumerate(blocks) for b1 in blocks[:i2]):
+        roots = o + np.flatnonzero(B[o + s - 1].toarray().ravel()[o : o + s])
+        tt = np.arange(o2, o2 + s2)
+        rows.append(np.repeat(tt, roots.size))
+        cols.append(np.tile(roots, tt.size))
+    if rows:
+        extra = sp.csr_matrix((np.ones(sum(r.size for r in rows)), (np.concatenate(rows), np.concatenate(cols))),
+                              shape=(n, n))
+        B = (B + extra).tocsr()
+    return (B @ sp.diags(1.0 / lam)).tocsr(), (sp.diags(lam) @ M).tocsr()
+
+
+def fda_release(counts, epsilon: float, rng=None, noise: str = "discrete") -> np.ndarray:
+    """Batch FDA release of all running totals (forest of complete blocks), exact node arithmetic.
 
     Example
     -------
@@ -249,28 +401,36 @@ def fda_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.
     [1, 3, 6]
     """
     a = check_counts(counts, "counts", nonempty=True)
-    return weighted_release(a, epsilon, fda_weights(a.size), rng, noise)
+    return _fda_release(a, epsilon, rng, noise)
 
 
 def _fda_release(a, epsilon, rng, noise):
-    # input validated by dpverify.continual.release
-    return _release_validated(a, epsilon, fda_weights(a.size), rng, noise)
+    # input validated by dpverify.continual.release (or fda_release)
+    return _fda_stream(a.size, epsilon, rng, noise).push_many(a)
 
 
 def _fda_stream(n, epsilon, rng, noise):
-    return FenwickStream(n, epsilon, lambda idx: fda_weights_at(idx, n), rng=rng, noise=noise)
+    from dpverify.continual.forest import ForestStream, complete_blocks
+
+    if n <= _PRECOMPUTE:  # all λ in O(n) once (at most 8 MB); beyond, O(log n) per node as needed
+        lam = fda_forest_weights(n)
+        return ForestStream(n, epsilon, complete_blocks(n), lambda t: lam[t - 1], rng=rng, noise=noise)
+    return ForestStream(n, epsilon, complete_blocks(n), lambda t: fda_forest_weights_at(t, n), rng=rng, noise=noise)
+
+
+_PRECOMPUTE = 1 << 20
 
 
 register_method(
     ContinualMethod(
         name="fda",
-        description="Fenwick strategy with the optimal diagonal weights (FDA), any n",
+        description="FDA: optimal diagonal weights on a forest of complete Fenwick blocks (2^m - 1 each), any n",
         expected_mse=fda_expected_mse,
-        strategy=fda_strategy,
+        strategy=fda_forest_strategy,
         release=_fda_release,
         stream=_fda_stream,
         online=True,
-        reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5",
+        reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5; any n: proofs/continual/fda_any_n.md",
     )
 )
 
@@ -289,6 +449,8 @@ def coef(k: int, m: int) -> float:
     True
     """
     m = check_positive_int(m, "m")
+    if m > _MAX_LEVELS:
+        raise ValueError(f"m must be <= {_MAX_LEVELS} (err_m overflows float64 beyond), got {m}")
     k = check_positive_int(k, "k")
     if k > 2**m - 1:
         raise ValueError(f"k must be <= 2^m - 1 = {2**m - 1}, got {k}")
@@ -331,7 +493,7 @@ def solve_diagonal_cvxpy(n: int, *, tol: float = 1e-12) -> tuple[np.ndarray, flo
 
     from dpverify.continual.fenwick import fenwick_strategy
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=4096, what=f"solve_diagonal_cvxpy(n={n})")
     w = column_sq_norms(n)
     leaf_cols = fenwick_strategy(n)[:, 0::2]
     scale = w.sum() * n.bit_length() ** 2  # f at the plain Fenwick weights 1/Δ
@@ -356,6 +518,14 @@ def kkt_certificate(n: int, weights=None) -> dict:
     (O(n)).  For this convex problem KKT (μ >= 0, feasibility, μ_p (1 - u_p) = 0)
     proves global optimality.  Returns the worst violations (relative).
 
+    Tolerance, stated honestly: this is a floating-point certificate, not an exact one.  The
+    μ_i are differences of O(log n) float terms, so an exact zero multiplier can come out
+    slightly negative: the library accepts ``min_mu_rel >= -1e-12`` and
+    ``max_slack_times_mu_rel < 1e-9`` (seen: >= -1.5e-15 and <= 1.0e-12 for every n < 2000).
+    ``max_colsum <= 1`` is checked exactly on the float weights (the 1 - 1e-12 guard).
+    It certifies :func:`fda_weights` (the Fenwick forest of n); the release's forest of
+    complete blocks is certified per block in ``proofs/continual/fda_any_n.md``.
+
     Example
     -------
     >>> c = kkt_certificate(7)
@@ -366,7 +536,7 @@ def kkt_certificate(n: int, weights=None) -> dict:
     """
     from dpverify.continual.fenwick import strategy_column_sums
 
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=96, what=f"kkt_certificate(n={n})")
     lam = fda_weights(n) if weights is None else check_finite_array(weights, "weights", shape=(n,))
     if (lam <= 0).any():
         raise ValueError(f"weights must be > 0, got {lam[lam <= 0][0]!r}")

@@ -29,11 +29,13 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify.continual.forest import ForestStream
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.proofdocs import proven
 
 __all__ = [
+    "check_n",
     "lowbit",
     "popcount",
     "levels",
@@ -47,11 +49,31 @@ __all__ = [
     "fenwick_sensitivity",
     "fenwick_expected_mse",
     "weighted_expected_mse",
+    "node_variances",
     "weighted_strategy",
     "weighted_release",
     "draw_node_noise",
     "FenwickStream",
 ]
+
+
+MAX_N = 2**62  # positions and running totals are int64
+
+
+def check_n(n, name: str = "n", *, per_node: int = 0, what: str = "") -> int:
+    """``n`` as an int in [1, 2^62), and (``per_node`` > 0) within the memory budget at that many bytes a node.
+
+    Example
+    -------
+    >>> check_n(7), check_n(10**6, per_node=8)
+    (7, 1000000)
+    """
+    n = check_positive_int(n, name)
+    if n >= MAX_N:
+        raise ValueError(f"{name} must be < 2^62 (int64 positions), got {n}")
+    if per_node:
+        check_budget(per_node * n, what or f"{name}={n}")
+    return n
 
 
 @proven("proofs/continual/fenwick_forest.md")
@@ -101,7 +123,7 @@ def levels(n: int) -> int:
     >>> levels(4), levels(7), levels(8)
     (3, 3, 4)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     return n.bit_length()
 
 
@@ -120,7 +142,7 @@ def fenwick_strategy(n: int) -> sp.csr_matrix:
     >>> fenwick_strategy(4).toarray().astype(int).tolist()
     [[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 0], [1, 1, 1, 1]]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fenwick_strategy(n={n})")
     i = np.arange(1, n + 1, dtype=np.int64)
     length = i & -i  # row i covers lowbit(i) columns
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -147,7 +169,7 @@ def fenwick_recombination(n: int) -> sp.csr_matrix:
     >>> fenwick_recombination(3).toarray().astype(int).tolist()
     [[1, 0, 0], [0, 1, 0], [0, 1, 1]]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fenwick_recombination(n={n})")
     p = np.arange(1, n + 1, dtype=np.int64)
     rows, cols = [], []
     cur = p.copy()
@@ -178,7 +200,7 @@ def fenwick_roots(n: int) -> np.ndarray:
     >>> fenwick_roots(11).tolist()
     [8, 10, 11]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     out = []
     r = n
     while r:
@@ -199,7 +221,7 @@ def column_sq_norms(n: int) -> np.ndarray:
     >>> column_sq_norms(3).tolist()
     [1.0, 2.0, 1.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"column_sq_norms(n={n})")
     i = np.arange(1, n + 1, dtype=np.int64)
     return np.minimum(i & -i, n - i + 1).astype(float)  # proof: colnorm
 
@@ -290,7 +312,7 @@ def fenwick_sensitivity(n: int) -> int:
     >>> fenwick_sensitivity(5), int(abs(fenwick_strategy(5)).sum(axis=0).max())
     (3, 3)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"fenwick_sensitivity(n={n})")
     return int(strategy_column_sums(np.ones(n)).max())
 
 
@@ -306,18 +328,34 @@ def weighted_expected_mse(weights, epsilon: float, *, noise: str = "laplace") ->
     >>> weighted_expected_mse([0.5, 0.5, 1.0], 1.0).tolist()   # 2/(1·0.5)² = 8; release 3 = nodes 2, 3: 8 + 2
     [8.0, 8.0, 10.0]
     """
+    return descent_sums(node_variances(weights, epsilon, noise))
+
+
+def node_variances(weights, epsilon: float, noise: str = "laplace") -> np.ndarray:
+    """Variance of each node's noise in count units: ``2/(ε λ_i)²`` or ``2r/(1-r)²``, r = e^{-ελ_i}.
+
+    Refuses an ε whose variance is not a finite float (ValueError naming epsilon).
+
+    Example
+    -------
+    >>> node_variances([0.5, 1.0], 1.0).tolist()
+    [8.0, 2.0]
+    """
     w = check_finite_array(weights, "weights", ndim=1)
     if w.size < 1 or (w <= 0).any():
         raise ValueError("weights must be non-empty and > 0")
     eps = check_epsilon(epsilon)
-    if noise == "laplace":
-        var = 2.0 / (eps * w) ** 2
-    elif noise == "discrete":
-        r = np.exp(-eps * w)
-        var = 2.0 * r / np.expm1(-eps * w) ** 2
-    else:
-        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
-    return descent_sums(var)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if noise == "laplace":
+            var = 2.0 / (eps * w) ** 2  # proof: node-var
+        elif noise == "discrete":
+            x = eps * w
+            var = 2.0 * np.exp(-x) / np.expm1(-x) ** 2  # proof: node-var
+        else:
+            raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    if not np.isfinite(var).all():
+        raise ValueError(f"epsilon={epsilon!r} is too small: the noise variance overflows float64")
+    return var
 
 
 def fenwick_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
@@ -331,7 +369,7 @@ def fenwick_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> n
     >>> fenwick_expected_mse(3, 1.0).round(9).tolist()
     [8.0, 8.0, 16.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=48, what=f"fenwick_expected_mse(n={n})")
     return weighted_expected_mse(_plain_weights(n), epsilon, noise=noise)
 
 
@@ -380,7 +418,7 @@ def _draw_node_noise(w: np.ndarray, epsilon: float, rng: np.random.Generator, no
     raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
 
 
-def weighted_release(counts, epsilon: float, weights, rng, noise: str = "laplace") -> np.ndarray:
+def weighted_release(counts, epsilon: float, weights, rng, noise: str = "discrete") -> np.ndarray:
     """``B Σ⁻¹ (Σ M a + Lap(1/ε))`` (eq. 5.8) in O(n); with ``noise="discrete"`` ``B (M a + Z)``, integers.
 
     The caller guarantees max column sum of ΣM <= 1 (then the release is ε-DP).
@@ -410,26 +448,15 @@ def _check_total(a: np.ndarray, name: str = "counts") -> None:
 
 
 def _release_validated(a: np.ndarray, eps: float, w: np.ndarray, rng: np.random.Generator, noise: str) -> np.ndarray:
-    c = _node_sums_inplace(a.astype(np.int64, copy=True))  # M a
-    if noise == "discrete":
-        z = _draw_node_noise(w, eps, rng, noise)
-        c += z  # proof: release-discrete
-        return descent_sums(c)  # proof: release-discrete
-    eta = _draw_node_noise(w, eps, rng, noise)
-    y = w * c + eta  # the ε-DP vector Σ M a + Lap(1/ε)  # proof: release-weighted
-    y /= w  # post-processing B Σ⁻¹ y
-    return descent_sums(y)
+    # the one-block forest stream, in one chunk: exact integer node sums, noise in aligned runs
+    return ForestStream(a.size, eps, [(0, a.size)], lambda t: w[t - 1], rng=rng, noise=noise).push_many(a)
+
 
 # ---------------------------------------------------------------- online release (seed 004 Alg. 5)
 #
-# A weighted Fenwick stream keeps only the nodes of the current descent path (one per set bit
-# of t).  When a_t arrives with lowbit(t) = 2^k, the stored nodes of levels 0..k-1 are exactly
-# the children of node t, so c_t = a_t + the sum of their true values; they are dropped and
-# node t is stored with its noisy prefix ŝ(t - lowbit t) + (λ_t c_t + η_t)/λ_t (eq. 5.6), the
-# operations of the batch release.  Work per push: O(log n) worst case, O(1) amortised;
-# memory O(log n) plus a noise buffer drawn in chunks from the one generator, so with
-# continuous noise a stream and a batch release seeded alike agree to rounding (the stream
-# computes λ_t by the O(log n) walk of Alg. 4 instead of the O(n) pass).
+# The streams (and the batch releases) are dpverify.continual.forest.ForestStream: O(log n)
+# state, exact integer node values, noise drawn in aligned runs of 4096 nodes.  Below: what
+# the naive stream shares with it.
 
 _CHUNK = 4096
 
@@ -449,7 +476,7 @@ def _check_count(a) -> int:
 
 class _Base:
     def __init__(self, n: int, epsilon: float, rng, noise: str):
-        self.n = check_positive_int(n, "n")
+        self.n = check_n(n)
         self.epsilon = check_epsilon(epsilon)
         if noise not in ("laplace", "discrete"):
             raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
@@ -468,12 +495,12 @@ class _Base:
         raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
 
 
-class FenwickStream(_Base):
+class FenwickStream(ForestStream):
     """Weighted Fenwick stream: ``weights_at(nodes) -> λ`` (1-based node indices, vectorised).
 
-    ``push(a_t)`` returns the noisy running total s_t: continuous noise adds
-    Lap(1/ε) to λ_t c_t and publishes through B Σ⁻¹; discrete noise adds a
-    two-sided geometric of scale 1/(ε λ_t) to c_t (integer outputs).
+    The one-block case of :class:`dpverify.continual.forest.ForestStream`: ``push(a_t)`` returns the noisy running total s_t, ``push_many(chunk)`` a chunk of them.
+    Continuous noise adds Lap(1/ε) to λ_t c_t and publishes through B Σ⁻¹; discrete noise adds
+    a two-sided geometric of scale 1/(ε λ_t) to c_t (integer outputs).
 
     Example
     -------
@@ -482,50 +509,10 @@ class FenwickStream(_Base):
     (['int', 'int', 'int'], 0)
     """
 
-    def __init__(self, n: int, epsilon: float, weights_at: Callable[[np.ndarray], np.ndarray], rng=None, noise: str = "laplace"):
-        super().__init__(n, epsilon, rng, noise)
-        self._weights_at = weights_at
-        self._true: list = []  # true node values on the current descent path, by increasing t
-        self._noisy: list = []  # noisy prefix sums at those nodes
-        self._lam = None
-
-    def _refill(self):
-        lo = self.t + 1
-        hi = min(self.n, self.t + _CHUNK)
-        lam = np.asarray(self._weights_at(np.arange(lo, hi + 1)), dtype=float)
-        if self.noise == "laplace":
-            self._buf = (self._rng.laplace(0.0, 1.0 / self.epsilon, size=lam.size)).tolist()
-        else:
-            self._buf = discrete_laplace(1.0 / (self.epsilon * lam), lam.size, self._rng).tolist()
-        self._lam = lam.tolist()
-        self._pos = 0
-
-    def push(self, a_t) -> float:
-        """Add the count a_t of release t = (pushes so far) + 1; return the noisy s_t."""
-        a = _check_count(a_t)
-        if self.t >= self.n:
-            self._refuse()
-        if self._buf is None or self._pos >= len(self._buf):
-            self._refill()
-        t = self.t + 1
-        k = (t & -t).bit_length() - 1  # children of node t: the k newest stored nodes
-        true, noisy = self._true, self._noisy
-        c = a
-        for _ in range(k):
-            c += true.pop()
-            noisy.pop()
-        base = noisy[-1] if noisy else 0
-        z = self._buf[self._pos]
-        if self.noise == "laplace":
-            lam = self._lam[self._pos]
-            s = base + (lam * c + z) / lam  # proof: stream-node
-        else:
-            s = base + (c + z)  # proof: stream-node
-        self._pos += 1
-        true.append(c)
-        noisy.append(s)
-        self.t = t
-        return s
+    def __init__(self, n: int, epsilon: float, weights_at: Callable[[np.ndarray], np.ndarray], rng=None,
+                 noise: str = "discrete"):
+        n = check_n(n)
+        super().__init__(n, epsilon, [(0, n)], weights_at, rng=rng, noise=noise)
 
 
 def _plain_weights(n: int) -> np.ndarray:
@@ -534,14 +521,16 @@ def _plain_weights(n: int) -> np.ndarray:
     return np.full(n, (1.0 - 1e-12) / n.bit_length())
 
 
-def _fenwick_release(counts, epsilon, rng, noise="laplace"):
+def _fenwick_release(counts, epsilon, rng, noise="discrete"):
     a = np.asarray(counts)
-    return _release_validated(a, epsilon, _plain_weights(a.size), rng, noise)
+    return _fenwick_stream(a.size, epsilon, rng, noise).push_many(a)
 
 
 def _fenwick_stream(n, epsilon, rng, noise):
+    from dpverify.continual.forest import ForestStream
+
     w = _plain_weights(1)[0] / n.bit_length()
-    return FenwickStream(n, epsilon, lambda idx: np.full(np.size(idx), w), rng=rng, noise=noise)
+    return ForestStream(n, epsilon, [(0, n)], lambda idx: np.full(np.size(idx), w), rng=rng, noise=noise)
 
 
 def _register():
@@ -552,7 +541,7 @@ def _register():
             name="fenwick",
             description="plain (unweighted) Fenwick strategy, Lap(Δ/ε) per node, Δ = floor(log2 n) + 1",
             expected_mse=fenwick_expected_mse,
-            strategy=lambda n: weighted_strategy(_plain_weights(n)),
+            strategy=lambda n: weighted_strategy(_plain_weights(check_n(n, per_node=24 * n.bit_length() + 64))),
             release=_fenwick_release,
             stream=_fenwick_stream,
             online=True,

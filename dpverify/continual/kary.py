@@ -43,7 +43,8 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
+from dpverify.continual.fenwick import check_n
+from dpverify._validation import check_budget, as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.proofdocs import proven
 
@@ -100,7 +101,7 @@ def kary_levels(n: int, k: int) -> int:
     >>> kary_levels(4095, 16), kary_levels(4096, 16)
     (3, 4)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     k = check_branching(k)
     L, p = 0, 1
     while p <= n:
@@ -170,7 +171,7 @@ def kary_strategy_matrix(n: int, k: int) -> sp.csr_matrix:
     >>> kary_strategy_matrix(4, 3).toarray().astype(int).tolist()
     [[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 1]]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_strategy_matrix(n={n})")
     k = check_branching(k)
     t = np.arange(1, n + 1, dtype=np.int64)
     length = kary_node_span(t, k)
@@ -203,7 +204,7 @@ def kary_recombination(n: int, k: int) -> sp.csr_matrix:
     >>> kary_recombination(5, 3).toarray().astype(int).tolist()[4]
     [0, 0, 1, 1, 1]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_recombination(n={n})")
     k = check_branching(k)
     r, c = _descent_edges(n, k)
     return sp.csr_matrix((np.ones(r.size), (r - 1, c - 1)), shape=(n, n))
@@ -222,7 +223,7 @@ def kary_column_sq_norms(n: int, k: int) -> np.ndarray:
     >>> kary_column_sq_norms(8, 3).tolist()
     [2.0, 1.0, 6.0, 2.0, 1.0, 3.0, 2.0, 1.0]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=48, what=f"kary_column_sq_norms(n={n})")
     k = check_branching(k)
     i = np.arange(1, n + 1, dtype=np.int64)
     span = kary_node_span(i, k)
@@ -243,6 +244,9 @@ def kary_errors(levels: int, k: int) -> np.ndarray:
     k = check_branching(k)
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)) or levels < 0:
         raise ValueError(f"levels must be an integer >= 0, got {levels!r}")
+    if levels * np.log2(k) > 900:
+        raise ValueError(f"levels must be <= 900 / log2(k) = {int(900 / np.log2(k))} for k = {k} "
+                         f"(E_levels ~ k^levels overflows float64), got {levels!r}")
     return np.array(_errors(k, int(levels)))
 
 
@@ -279,7 +283,7 @@ def kary_optimum(n: int, k: int) -> float:
     >>> bool(np.isclose(kary_optimum(100, 2), fda_optimum(100)))
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     k = check_branching(k)
     E = _errors(k, kary_levels(n, k))
     total = 0.0
@@ -397,7 +401,7 @@ def kary_minimax_value(n: int, k: int) -> float:
     >>> round(kary_minimax_value(3, 2), 4)   # FDA's total-optimal weights give 5.1072 for n = 3
     4.5465
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     k = check_branching(k)
     return float(_minimax_plan(n, k)[0])
 
@@ -413,7 +417,7 @@ def kary_weights(n: int, k: int, objective: str = "total") -> np.ndarray:
     >>> round(float((kary_strategy_matrix(8, 3).T @ lam).max()), 9)   # the l1 sensitivity of ΣM
     1.0
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=48, what=f"kary_weights(n={n})")
     k = check_branching(k)
     _check_objective(objective)
     lam = _assemble_total(n, k) if objective == "total" else _assemble_minimax(n, k)
@@ -464,7 +468,7 @@ def best_branching(n: int, objective: str = "total") -> int:
     >>> best_branching(4095), best_branching(4095, "minimax")
     (16, 8)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     _check_objective(objective)
     return _best_branching(n, objective)
 
@@ -493,11 +497,12 @@ def kary_expected_mse(
 
     Example
     -------
-    >>> from dpverify.continual.fda import fda_expected_mse
-    >>> bool(np.allclose(kary_expected_mse(20, 1.0, branching=2), fda_expected_mse(20, 1.0)))
+    >>> from dpverify.continual.fda import fda_weights
+    >>> from dpverify.continual.fenwick import weighted_expected_mse   # k = 2: FDA on the Fenwick forest of n
+    >>> bool(np.allclose(kary_expected_mse(20, 1.0, branching=2), weighted_expected_mse(fda_weights(20), 1.0)))
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=64, what=f"kary_expected_mse(n={n})")
     eps = check_epsilon(epsilon)
     k = _resolve(n, branching, objective)
     lam = kary_weights(n, k, objective)
@@ -519,7 +524,7 @@ def kary_strategy(n: int, *, branching: int | None = None, objective: str = "tot
     >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5)))))
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_strategy(n={n})")
     k = _resolve(n, branching, objective)
     lam = kary_weights(n, k, objective)
     M = kary_strategy_matrix(n, k)
@@ -600,17 +605,19 @@ class KaryStream:
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
                  objective: str = "total"):
-        self.n = check_positive_int(n, "n")
+        self.n = check_n(n)
         self.epsilon = check_epsilon(epsilon)
         if noise not in ("laplace", "discrete"):
             raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
         self.noise = noise
         self.k = _resolve(self.n, branching, objective)
+        # the weights of all n nodes are precomputed (about 17 bytes a node at the peak): refuse beyond the budget
+        check_budget(24 * self.n, f"the kary-fda stream of n={self.n} releases (O(n) precomputed weights)")
         self._lam = kary_weights(self.n, self.k, objective)
         self._rng = as_generator(rng)
         L = kary_levels(self.n, self.k)
         self._acc = [0] * (L + 1)
-        self._base = [0.0] * (L + 1)
+        self._base = [0 if noise == "discrete" else 0.0] * (L + 1)
         self.t = 0
         self._buf = None
         self._lo = 0

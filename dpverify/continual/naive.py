@@ -17,7 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify.continual.fenwick import check_n, node_variances
 from dpverify.continual.fenwick import _CHUNK, _Base, _check_count, _check_total
+from dpverify.continual.forest import MAX_TOTAL, check_noise_scale
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.primitives.sampling import discrete_laplace
 
@@ -34,14 +36,8 @@ def naive_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.
     >>> naive_expected_mse(3, 1.0).tolist()               # 2t/ε²
     [2.0, 4.0, 6.0]
     """
-    n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
-    if noise == "laplace":
-        var = 2.0 / eps**2
-    elif noise == "discrete":
-        var = 2.0 * np.exp(-eps) / np.expm1(-eps) ** 2
-    else:
-        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    n = check_n(n, per_node=16, what=f"naive_expected_mse(n={n})")
+    var = float(node_variances(np.ones(1), epsilon, noise)[0])  # one node of weight 1
     return var * np.arange(1, n + 1, dtype=float)
 
 
@@ -54,7 +50,7 @@ def naive_strategy(n: int):
     >>> R.toarray().astype(int).tolist(), A.nnz
     ([[1, 0, 0], [1, 1, 0], [1, 1, 1]], 3)
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n)
     if n * (n + 1) // 2 > _MAX_W_ENTRIES:
         raise ValueError(f"n must be <= 5792 for the naive strategy (W has n(n+1)/2 stored entries), got {n}; "
                          "expected_mse and release do not need it")
@@ -65,7 +61,7 @@ def naive_strategy(n: int):
     return W, sp.identity(n, format="csr")
 
 
-def naive_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
+def naive_release(counts, epsilon: float, rng=None, noise: str = "discrete") -> np.ndarray:
     """``cumsum(a + noise)``: N draws and one cumulative sum (validates its input).
 
     Example
@@ -82,10 +78,9 @@ def naive_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
 
 
 def _naive_release(a: np.ndarray, epsilon: float, rng: np.random.Generator, noise: str) -> np.ndarray:
-    # input validated by the caller (dpverify.continual.release or naive_release)
-    if noise == "discrete":
-        return np.cumsum(a + discrete_laplace(1.0 / epsilon, a.size, rng))
-    return np.cumsum(a + rng.laplace(0.0, 1.0 / epsilon, size=a.size))
+    # input validated by the caller (dpverify.continual.release or naive_release); the noise is
+    # drawn in the stream's aligned runs, so a batch and a stream seeded alike agree
+    return NaiveStream(a.size, epsilon, rng=rng, noise=noise).push_many(a)
 
 
 class NaiveStream(_Base):
@@ -103,6 +98,7 @@ class NaiveStream(_Base):
         self._s = 0
 
     def _refill(self):
+        check_noise_scale(self.epsilon, 1.0, self.noise)
         m = min(_CHUNK, self.n - self.t)
         if self.noise == "laplace":
             self._buf = self._rng.laplace(0.0, 1.0 / self.epsilon, size=m).tolist()
@@ -117,10 +113,45 @@ class NaiveStream(_Base):
             self._refuse()
         if self._buf is None or self._pos >= len(self._buf):
             self._refill()
-        self._s = self._s + (a + self._buf[self._pos])
+        s = self._s + (a + self._buf[self._pos])
+        if self.noise == "discrete" and abs(s) >= MAX_TOTAL:
+            raise ValueError("counts too large: the running total must stay below 2^62 (int64)")
+        self._s = s
         self._pos += 1
         self.t += 1
         return self._s
+
+    def push_many(self, counts) -> np.ndarray:
+        """Push a chunk of counts; return their noisy running totals (the values repeated ``push`` gives).
+
+        Example
+        -------
+        >>> s = NaiveStream(4, 1e9, rng=0, noise="discrete")
+        >>> s.push_many([1, 2]).tolist(), s.push_many([3, 4]).tolist()
+        ([1, 3], [6, 10])
+        """
+        a = check_counts(counts, "counts")
+        if a.size > self.n - self.t:
+            raise ValueError(f"stream is bounded: n={self.n}, {self.t} pushed, cannot push {a.size} more")
+        if a.size and int(a.max()) * a.size + abs(self._s) >= MAX_TOTAL:
+            if abs(self._s) + sum(int(x) for x in a) >= MAX_TOTAL:
+                raise ValueError("counts too large: the running total must stay below 2^62 (int64)")
+        parts, pos = [], 0
+        while pos < a.size:
+            if self._buf is None or self._pos >= len(self._buf):
+                self._refill()
+            m = min(a.size - pos, len(self._buf) - self._pos)
+            z = np.array(self._buf[self._pos : self._pos + m])
+            y = np.cumsum(a[pos : pos + m] + z)  # proof: naive-chunk
+            y += self._s
+            self._s = y[-1].item()
+            parts.append(y)
+            self._pos += m
+            self.t += m
+            pos += m
+        if not parts:
+            return np.empty(0, dtype=np.int64 if self.noise == "discrete" else float)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _naive_stream(n, epsilon, rng, noise):

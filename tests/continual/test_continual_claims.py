@@ -72,11 +72,11 @@ def test_perturbed_weights_refute_optimality_and_privacy(monkeypatch):
 def test_wrong_mse_formula_refutes_simulation(monkeypatch):
     import dpverify.continual.fenwick as F
 
-    real = F.weighted_expected_mse
-    monkeypatch.setattr(F, "weighted_expected_mse", lambda w, e, noise="laplace": 1.2 * real(w, e, noise=noise))
-    import dpverify.continual.fda as D
+    import dpverify.continual.naive as N
 
-    monkeypatch.setattr(D, "weighted_expected_mse", F.weighted_expected_mse)
+    real = F.node_variances
+    monkeypatch.setattr(F, "node_variances", lambda w, e, noise="laplace": 1.2 * real(w, e, noise))
+    monkeypatch.setattr(N, "node_variances", F.node_variances)
     assert _verdict("continual.release.mse") == Verdict.REFUTED
 
 
