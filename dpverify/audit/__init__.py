@@ -8,18 +8,19 @@ from dpverify.audit.ldp import DEFINITIONS, LDPResult, check_ldp, ldp_delta_curv
 
 __all__ += ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 
-from dpverify.audit.statistical import (  # noqa: E402
-    AuditResult,
-    Event,
-    MechanismError,
-    PatternCode,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    epsilon_lower_bound,
-)
+from dpverify.audit.errors import MechanismError  # noqa: E402
+from dpverify.audit.events import Event, PatternCode  # noqa: E402
+from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper  # noqa: E402
+from dpverify.audit.statistical import AuditResult, epsilon_lower_bound  # noqa: E402
+from dpverify.audit.api import audit  # noqa: E402
+from dpverify.audit.report import AuditReport  # noqa: E402
+from dpverify.audit.search import Neighbours  # noqa: E402
 
 __all__ += [
+    "AuditReport",
     "AuditResult",
+    "Neighbours",
+    "audit",
     "Event",
     "MechanismError",
     "PatternCode",
