@@ -43,7 +43,7 @@ __all__ = ["STATISTICS", "audit"]
 
 STATISTICS = ("auto", "classifier", "pattern", "offgrid")
 MAX_SAMPLES = 10**10
-_SCREEN_SHARE = 0.1  # of the budget, over all candidate pairs
+_SCREEN_SHARE = 0.2  # of the budget, over all candidate pairs and rounds (≈ equal cost per round)
 _QUICK_SHARE = 0.01  # the quick check's sample, as a share of the budget
 _QUICK_ALPHA = 0.05  # the quick check's share of α
 _SEL_SHARE = 0.3  # of the final pair's budget, for training and selection
@@ -166,31 +166,43 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     alpha = 1.0 - conf
     cand = _pairs(mechanism, pairs, g)
     n_final = samples
-    n_screen = max(1000, int(_SCREEN_SHARE * samples / len(cand))) if len(cand) > 1 or statistic == "auto" else 0
+    rounds = max(1, int(np.ceil(np.log2(len(cand)))) + 1)
+    n_screen = max(1000, int(_SCREEN_SHARE * samples / len(cand) / rounds)) if len(cand) > 1 or statistic == "auto" else 0
     n_quick = max(1000, int(_QUICK_SHARE * samples))
-    total = 2 * (n_screen * len(cand) + n_quick + n_final)
+    total = 2 * (int(_SCREEN_SHARE * samples) + n_quick + n_final)
     prog = _Progress(progress, total)
     n_sel = max(500, int(_SEL_SHARE * n_final))
     n_est = n_final - n_sel
 
-    # ---- 1. screening: every pair, every candidate statistic, on its own samples
+    # ---- 1. screening by successive halving: every round on its own fresh samples, the better
+    # half of the pairs go on with twice the draws; only the last round's winner is used
     screened, best = [], None
-    for p, pair in enumerate(cand):
-        if not n_screen:
+    alive, n_r, r = list(range(len(cand))), n_screen, 0
+    while n_screen and alive:
+        results = []
+        for p in alive:
+            pair_p = cand[p]
+            outs = [_ChunkJob(mechanism, pair_p[i], n_r, entropy, (10, r, p, i), None).outputs() for i in (0, 1)]
+            prog.add(2 * n_r)
+            half = n_r // 2
+            for name, stat in _stat_candidates(statistic, mechanism, pair_p, outs, final=False):
+                if isinstance(stat, str):
+                    stat = fit_score(outs[0][:half], outs[1][:half], stat, rng=g)
+                    t = [_apply(stat, o[half:]) for o in outs]
+                else:
+                    t = [_apply(stat, o) for o in outs]
+                sel = _score(stat, t, n_est, alpha, delta)
+                screened.append((r, p, name, sel.score))
+                results.append((sel.score, p, name, stat, sel))
+        results.sort(key=lambda x: -x[0])
+        best = results[0]
+        if len(alive) == 1:
             break
-        outs = [_ChunkJob(mechanism, pair[i], n_screen, entropy, (10, p, i), None).outputs() for i in (0, 1)]
-        prog.add(2 * n_screen)
-        half = n_screen // 2
-        for name, stat in _stat_candidates(statistic, mechanism, pair, outs, final=False):
-            if isinstance(stat, str):
-                stat = fit_score(outs[0][:half], outs[1][:half], stat, rng=g)
-                t = [_apply(stat, o[half:]) for o in outs]
-            else:
-                t = [_apply(stat, o) for o in outs]
-            sel = _score(stat, t, n_est, alpha, delta)
-            screened.append((p, name, sel.score))
-            if best is None or sel.score > best[0]:
-                best = (sel.score, p, name, stat, sel)
+        keep = []
+        for res in results:
+            if res[1] not in keep:
+                keep.append(res[1])
+        alive, n_r, r = keep[: (len(alive) + 1) // 2], 2 * n_r, r + 1
     p_best = best[1] if best else 0
     pair = cand[p_best]
     stages, stopped = [], False

@@ -117,8 +117,15 @@ class _ModelScore:
     def __call__(self, outputs) -> np.ndarray:
         f = self.features(outputs)
         if self.name == "logistic":
-            f = np.nan_to_num(f, nan=0.0)
+            f = _linear_features(f, self.features.width)
         return np.asarray(self.model.decision_function(f), dtype=float)
+
+
+def _linear_features(f: np.ndarray, width: int) -> np.ndarray:
+    """For the linear model: the raw block (flags → 0), its flag indicators and the flag counts/first
+    indices; the sorted block is left to the trees (it is collinear with the raw one)."""
+    raw = f[:, :width]
+    return np.hstack([np.nan_to_num(raw, nan=0.0), np.isnan(raw).astype(float), f[:, 2 * width:]])
 
 
 def fit_score(out_d, out_dp, kind: str, *, rng: np.random.Generator) -> _ModelScore:
@@ -141,10 +148,12 @@ def fit_score(out_d, out_dp, kind: str, *, rng: np.random.Generator) -> _ModelSc
     y = np.concatenate([np.ones(len(out_d)), np.zeros(len(out_dp))])
     seed = int(rng.integers(0, 2**31 - 1))
     if kind == "logistic":
-        x = np.nan_to_num(x, nan=0.0)
+        x = _linear_features(x, fm.width)
         model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=300, C=1.0))
     elif kind == "boosting":
-        model = HistGradientBoostingClassifier(max_iter=60, learning_rate=0.2, max_leaf_nodes=31,
+        keep = np.random.default_rng(seed).permutation(len(x))[:100_000]  # trees: 100k rows suffice
+        x, y = x[keep], y[keep]
+        model = HistGradientBoostingClassifier(max_iter=40, learning_rate=0.2, max_leaf_nodes=31,
                                                early_stopping=False, random_state=seed)
     else:
         raise ValueError(f"kind must be 'logistic' or 'boosting', got {kind!r}")
