@@ -165,10 +165,12 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     entropy = int(g.integers(0, 2**63 - 1))
     alpha = 1.0 - conf
     cand = _pairs(mechanism, pairs, g)
-    n_final = samples
     rounds = max(1, int(np.ceil(np.log2(len(cand)))) + 1)
-    n_screen = max(1000, int(_SCREEN_SHARE * samples / len(cand) / rounds)) if len(cand) > 1 or statistic == "auto" else 0
-    n_quick = max(1000, int(_QUICK_SHARE * samples))
+    screening = len(cand) > 1 or statistic == "auto"
+    n_screen = max(500, int(_SCREEN_SHARE * samples / len(cand) / rounds)) if screening else 0
+    n_quick = max(500, int(_QUICK_SHARE * samples)) if screening else 0
+    # the budget: screening and the quick check first, the final audit takes the rest
+    n_final = max(2000, samples - (int(_SCREEN_SHARE * samples) if screening else 0) - n_quick)
     total = 2 * (int(_SCREEN_SHARE * samples) + n_quick + n_final)
     prog = _Progress(progress, total)
     n_sel = max(500, int(_SEL_SHARE * n_final))
@@ -223,32 +225,33 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
 
     # ---- 3. final audit of the chosen pair: (re)train, select, estimate in stages
     if not stopped:
-        probe = [_ChunkJob(mechanism, pair[i], min(n_sel, 20_000), entropy, (20, i), None).outputs() for i in (0, 1)]
-        prog.add(2 * len(probe[0]))
+        n_probe = min(n_sel // 4, 20_000)
+        probe = [_ChunkJob(mechanism, pair[i], n_probe, entropy, (20, i), None).outputs() for i in (0, 1)]
+        prog.add(2 * n_probe)
         options = _stat_candidates(statistic, mechanism, pair, probe, final=True)
         if best is not None and statistic == "auto":
             options = [o for o in options if o[0] == best[2] or (best[2] in ("logistic",) and o[0] == "boosting")]
-        n_train = 0
+        used = n_probe  # selection draws spent before the event counts
         if any(isinstance(s, str) for _, s in options):
-            n_train = min(_TRAIN_MAX, n_sel // 2)
+            n_train = min(_TRAIN_MAX, n_sel // 5)  # per trained model
             n_hold = min(50_000, n_train // 4)
             trained = []
             for j, (name, kind) in enumerate(options):
                 if not isinstance(kind, str):
                     trained.append((name, kind))
                     continue
-                stat = _train(mechanism, kind, pair, n_train, entropy, (21, j), g)
-                trained.append((name, stat))
+                trained.append((name, _train(mechanism, kind, pair, n_train, entropy, (21, j), g)))
+                prog.add(2 * n_train)
+                used += n_train
             if len(trained) > 1:  # choose on held-out draws (fresh, key 22)
                 hold = [_ChunkJob(mechanism, pair[i], n_hold, entropy, (22, i), None).outputs() for i in (0, 1)]
                 scores = [_score(s, [_apply(s, h) for h in hold], n_est, alpha, delta).score for _, s in trained]
                 trained = [trained[int(np.argmax(scores))]]
                 prog.add(2 * n_hold)
-                n_train += n_hold
+                used += n_hold
             options = trained
-            prog.add(2 * n_train)
         name, stat = options[0]
-        binner, counts = count_selection(mechanism, pair, n_sel - n_train, entropy, stat, key=(23,), prog=prog)
+        binner, counts = count_selection(mechanism, pair, n_sel - used, entropy, stat, key=(23,), prog=prog)
         sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta)
         for k, (m, a_k) in enumerate(stage_plan(n_est, alpha_rest)):
             est = estimate(mechanism, pair, sel, m, entropy, stat, alpha=a_k, delta=delta, key=(30 + k,), prog=prog)

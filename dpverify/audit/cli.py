@@ -161,7 +161,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S)")
     mech = load_mechanism(args.mechanism, _params(args.param))
     try:
-        with progress("auditing", 2 * args.samples, unit="draws") as tick:
+        with progress("auditing", 2 * args.samples, unit="draws", stream=sys.stderr) as tick:
             last = [0]
 
             def report(done, total):

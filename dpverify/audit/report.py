@@ -5,7 +5,7 @@ Example
 >>> from dpverify.audit.suite import Laplace
 >>> from dpverify.audit import audit
 >>> r = audit(Laplace(1.0), epsilon=0.5, samples=100_000, rng=0, confidence=0.9)
->>> r.verdict(0.5).value, r.samples_used < r.samples      # refuted at the quick check
+>>> r.verdict(0.5).value, r.samples_used < r.samples  # refuted at the quick check
 ('refuted', True)
 """
 
