@@ -15,9 +15,13 @@ from dpverify.audit.statistical import AuditResult, epsilon_lower_bound  # noqa:
 from dpverify.audit.api import audit  # noqa: E402
 from dpverify.audit.report import AuditReport  # noqa: E402
 from dpverify.audit.search import Neighbours  # noqa: E402
+from dpverify.audit.curves import CurveAudit, audit_delta_curve, gaussian_delta_curve  # noqa: E402
 
 __all__ += [
     "AuditReport",
+    "CurveAudit",
+    "audit_delta_curve",
+    "gaussian_delta_curve",
     "AuditResult",
     "Neighbours",
     "audit",
