@@ -14,9 +14,11 @@ the sorted non-flag values, per-flag counts and the first index of each flag.
 Example
 -------
 >>> import numpy as np
->>> fm = FeatureMap.fit(np.array([[0.5, -1000.0], [-1000.0, 2.0]]))
->>> fm.flags.tolist(), fm(np.array([[0.5, -1000.0]])).shape
-([-1000.0], (1, 6))
+>>> x = np.random.default_rng(0).normal(size=(500, 2))
+>>> x[::3, 0] = -1000.0                         # a ⊥ marker in a third of the rows
+>>> fm = FeatureMap.fit(x)
+>>> fm.flags.tolist(), fm.discrete, fm(x[:1]).shape   # 2 raw + 2 sorted + 1 count + 1 first index
+([-1000.0], False, (1, 6))
 """
 
 from __future__ import annotations

@@ -76,7 +76,13 @@ def _arity(fn) -> int:
 
 
 def load_mechanism(spec: str, params: dict):
-    """A mechanism from MODULE:NAME — used as is, or built by calling a factory/class with ``params``."""
+    """A mechanism from MODULE:NAME — used as is, or built by calling a factory/class with ``params``.
+
+    Example
+    -------
+    >>> load_mechanism("dpverify.audit.suite:SVT1", {"epsilon": 0.5}).epsilon
+    0.5
+    """
     obj = _resolve(spec, "MECHANISM")
     if _is_mechanism(obj) and not params:
         return obj
@@ -93,7 +99,15 @@ def load_mechanism(spec: str, params: dict):
 
 
 def load_statistic(spec: str | None):
-    """``--statistic``: a name, or MODULE:NAME of a statistic, a statistic class or a factory."""
+    """``--statistic``: a name, or MODULE:NAME of a statistic, a statistic class or a factory.
+
+    Example
+    -------
+    >>> load_statistic("dpverify.audit.floating_point:fp_attack_statistic")   # a factory, called
+    OffGrid(exponent=-53)
+    >>> load_statistic("dpverify.audit:PatternCode")                          # a class, built
+    PatternCode(low=-1, high=1)
+    """
     if spec is None or spec in _STATISTICS:
         return spec or "auto"
     if ":" not in spec:

@@ -85,6 +85,7 @@ class Event:
 
     Example
     -------
+    >>> from dpverify.audit import epsilon_lower_bound
     >>> from dpverify.audit.mechanisms import LaplaceMechanism
     >>> r = epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=20_000, rng=0)
     >>> r.event.kind, r.event.description   # S = {T ≤ t}: small outputs are likelier under d = 0

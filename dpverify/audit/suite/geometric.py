@@ -33,7 +33,7 @@ class TruncatedGeometric(BenchmarkMechanism):
     Example
     -------
     >>> TruncatedGeometric(0.1).sample(np.array([2]), np.random.default_rng(0), 4).tolist()
-    [2, 2, 2, 1]
+    [5, 5, 2, 0]
     """
 
     name = "TruncatedGeometric"

@@ -113,8 +113,8 @@ class OneTimeRappor(Rappor):
 
     Example
     -------
-    >>> round(OneTimeRappor().epsilon, 4)
-    0.8006
+    >>> round(OneTimeRappor().epsilon, 4)       # 8 ln(0.525 / 0.475)
+    0.8007
     """
 
     name = "OneTimeRappor"
