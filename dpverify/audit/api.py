@@ -98,15 +98,17 @@ def _stat_candidates(statistic, mechanism, pair, outs, *, final: bool):
     return cands
 
 
-def _score(stat, t_sel, n_est, alpha, delta):
+def _score(stat, t_sel, n_est, alpha, delta, n_check=None):
     """Bin two arrays of statistic values and rank their events: (score, Selection-ready state)."""
     t0, t1 = t_sel
     if t0.dtype.kind != t1.dtype.kind:
         t0, t1 = t0.astype(float), t1.astype(float)
     binner = _Binner(np.concatenate([t0, t1]), categorical=bool(getattr(stat, "categorical", False)))
     counts = [binner.count_halves(t0), binner.count_halves(t1)]
-    sel = select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta)
-    return sel
+    min_count = 30
+    if n_check:  # the event must promise ≥ 100 draws in the quick check's sample of n_check
+        min_count = max(min_count, int(np.ceil(100 * len(t0) / n_check)))
+    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count)
 
 
 def _apply(stat, out):
@@ -195,7 +197,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
                     t = [_apply(stat, o[half:]) for o in outs]
                 else:
                     t = [_apply(stat, o) for o in outs]
-                sel = _score(stat, t, n_est, alpha, delta)
+                sel = _score(stat, t, n_est, alpha, delta, n_check=n_quick)
                 screened.append((r, p, name, sel.score))
                 results.append((sel.score, p, name, stat, sel))
         results.sort(key=lambda x: -x[0])

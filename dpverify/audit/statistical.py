@@ -174,16 +174,28 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
                  min_count: int = MIN_EVENT_COUNT) -> Selection:
     """Rank the candidate events on the selection counts; return the best (or the pooled pair)."""
     z = stats.norm.ppf(1.0 - alpha / 2.0)
+
+    def bound(ca, cb, n_used):
+        # the bound this event would give on n_est fresh samples, widened by the selection
+        # counts' own noise (n_eff); ranking only — validity never depends on it
+        n_eff = 1.0 / (_SEL_PENALTY / n_used + 1.0 / n_est)
+        pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
+        qu = _wilson(cb / n_used, n_eff, z, upper=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
+
     best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used) of its best event
     for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
         for kind, mask, ca, cb, n_used in _candidates(a, b):
-            # rank by the bound this event would give on n_est fresh samples, widened by the
-            # selection counts' own noise (n_eff); ranking only — validity never depends on it
-            n_eff = 1.0 / (_SEL_PENALTY / n_used + 1.0 / n_est)
-            pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
-            qu = _wilson(cb / n_used, n_eff, z, upper=True)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                score = np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
+            score = bound(ca, cb, n_used)
+            if kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
+                # split and confirm: a threshold must look good on both halves of the selection
+                # sample, so a tail event that was lucky on one half is not chosen
+                for h in (0, 1):
+                    cah, cbh = np.cumsum(a[h])[:-1], np.cumsum(b[h])[:-1]
+                    if kind == "gt":
+                        cah, cbh = a[h].sum() - cah, b[h].sum() - cbh
+                    score = np.minimum(score, bound(cah, cbh, a[h].sum()))  # proof: split-confirm
             score = np.where(ca >= min_count, score, -np.inf)  # proof: min-count
             if score.size == 0 or not np.isfinite(score).any():
                 continue
