@@ -108,7 +108,7 @@ def _score(stat, t_sel, n_est, alpha, delta, n_check=None):
     min_count = 30
     if n_check:  # the event must promise ≥ 100 draws in the quick check's sample of n_check
         min_count = max(min_count, int(np.ceil(100 * len(t0) / n_check)))
-    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count)
+    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count, confirm=True)
 
 
 def _apply(stat, out):
@@ -256,7 +256,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
             options = trained
         name, stat = options[0]
         binner, counts = count_selection(mechanism, pair, n_sel - used, entropy, stat, key=(23,), prog=prog)
-        sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta)
+        sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta, confirm=True)
         for k, (m, a_k) in enumerate(stage_plan(n_est, alpha_rest)):
             est = estimate(mechanism, pair, sel, m, entropy, stat, alpha=a_k, delta=delta, key=(30 + k,), prog=prog)
             if record(name, f"stage {k + 1}", sel, est, m, a_k) and stop_early:

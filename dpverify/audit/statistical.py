@@ -171,8 +171,12 @@ def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(1,), chunk_si
 
 
 def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
-                 min_count: int = MIN_EVENT_COUNT) -> Selection:
-    """Rank the candidate events on the selection counts; return the best (or the pooled pair)."""
+                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False) -> Selection:
+    """Rank the candidate events on the selection counts; return the best (or the pooled pair).
+
+    ``confirm``: rank thresholds by the worse of their scores on the two halves of the selection
+    sample (split and confirm; used by :func:`dpverify.audit.audit`).
+    """
     z = stats.norm.ppf(1.0 - alpha / 2.0)
 
     def bound(ca, cb, n_used):
@@ -188,7 +192,7 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
         for kind, mask, ca, cb, n_used in _candidates(a, b):
             score = bound(ca, cb, n_used)
-            if kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
+            if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
                 # split and confirm: a threshold must look good on both halves of the selection
                 # sample, so a tail event that was lucky on one half is not chosen
                 for h in (0, 1):
