@@ -57,7 +57,10 @@ def _pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
             raise ValueError("pairs must be given (a list of (d, d_prime) or a relation with candidates()) "
                              "when the mechanism declares no .relation")
     if hasattr(pairs, "candidates"):
-        pairs = pairs.candidates(g)
+        try:
+            pairs = pairs.candidates(g)
+        except TypeError:  # a relation whose candidates() takes no generator
+            pairs = pairs.candidates()
     pairs = list(pairs)
     if not pairs:
         raise ValueError("pairs is empty: no candidate pair to audit")
