@@ -205,7 +205,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
                 results.append((sel.score, p, name, stat, sel))
         results.sort(key=lambda x: -x[0])
         best = results[0]
-        if len(alive) == 1:
+        if len(alive) <= 2:  # the last round compares the two finalists
             break
         keep = []
         for res in results:
