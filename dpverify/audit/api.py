@@ -135,7 +135,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         ``relation``, ``log_density(data, outputs)``)
     epsilon, delta : the claim audited (keyword-only)
     pairs : list of (d, d′), a relation with ``candidates(rng)``, or None (the mechanism's ``relation``)
-    samples : draws per input of the audited pair (screening draws are counted in ``samples_used``)
+    samples : the budget of draws per input: 20 % for screening the pairs, 1 % for the quick check, the
+        rest for the final pair (``samples_used`` says what was spent)
     confidence : 1 − α for the final bound, selection and sequential stopping included
     statistic : "auto", "classifier", "pattern", "offgrid", or a callable outputs → (n,) numbers
     progress : optional callback ``progress(done, total)``
