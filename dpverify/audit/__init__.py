@@ -8,18 +8,23 @@ from dpverify.audit.ldp import DEFINITIONS, LDPResult, check_ldp, ldp_delta_curv
 
 __all__ += ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 
-from dpverify.audit.statistical import (  # noqa: E402
-    AuditResult,
-    Event,
-    MechanismError,
-    PatternCode,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    epsilon_lower_bound,
-)
+from dpverify.audit.errors import MechanismError  # noqa: E402
+from dpverify.audit.events import Event, PatternCode  # noqa: E402
+from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper  # noqa: E402
+from dpverify.audit.statistical import AuditResult, epsilon_lower_bound  # noqa: E402
+from dpverify.audit.api import audit  # noqa: E402
+from dpverify.audit.report import AuditReport  # noqa: E402
+from dpverify.audit.search import Neighbours  # noqa: E402
+from dpverify.audit.curves import CurveAudit, audit_delta_curve, gaussian_delta_curve  # noqa: E402
 
 __all__ += [
+    "AuditReport",
+    "CurveAudit",
+    "audit_delta_curve",
+    "gaussian_delta_curve",
     "AuditResult",
+    "Neighbours",
+    "audit",
     "Event",
     "MechanismError",
     "PatternCode",
@@ -28,6 +33,6 @@ __all__ += [
     "epsilon_lower_bound",
 ]
 
-from dpverify.audit.protocol import Mechanism, MechanismError, as_mechanism, checked_sample  # noqa: E402,F811
+from dpverify.audit.protocol import Mechanism, as_mechanism, checked_sample  # noqa: E402
 
 __all__ += ["Mechanism", "as_mechanism", "checked_sample"]

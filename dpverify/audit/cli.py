@@ -1,7 +1,8 @@
-"""``dpverify audit MODULE:FUNCTION --d … --d-prime … --epsilon E [--delta D] --samples N [--json]``.
+"""``dpverify audit MODULE:NAME --epsilon E (--d D --d-prime D' | --search KIND --shape S) --samples N``.
 
-Thin: parse, call :func:`dpverify.audit.epsilon_lower_bound`, print.  Exit status 0 when the
-claim is not refuted (verdict ``inconclusive``), 1 when it is refuted, 2 on bad input.
+Thin: load the mechanism (a function, a factory or a class, from the current directory too), parse,
+call :func:`dpverify.audit.audit`, print.  Exit status 0 when the claim is not refuted (verdict
+``inconclusive``), 1 when it is refuted, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -9,24 +10,120 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import inspect
 import json
+import os
 import sys
 
+_STATISTICS = ("auto", "classifier", "pattern", "offgrid")
+_RELATIONS = ("linf", "l1", "add_remove", "replace")
 
-def _load(spec: str, what: str):
+
+def _resolve(spec: str, flag: str):
     if ":" not in spec:
-        raise ValueError(f"{what} must be MODULE:NAME, got {spec!r}")
+        raise ValueError(f"{flag} must be MODULE:NAME, got {spec!r}")
     mod_name, attr = spec.split(":", 1)
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # user modules in the current directory
     try:
         obj = importlib.import_module(mod_name)
     except ImportError as exc:
-        raise ValueError(f"{what}: cannot import module {mod_name!r}: {exc}") from None
+        raise ValueError(f"{flag}: cannot import module {mod_name!r}: {exc}") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"{what}: {mod_name!r} has no attribute {attr!r}")
+            raise ValueError(f"{flag}: {mod_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
-    if not callable(obj) or isinstance(obj, type):
-        raise ValueError(f"{what}: {spec!r} is not a callable mechanism(data, rng, n)")
+    return obj
+
+
+def _value(text: str):
+    """--param values: int, float, bool (true/false), else the string itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _params(items) -> dict:
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"--param must be KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = _value(v)
+    return out
+
+
+def _is_mechanism(obj) -> bool:
+    if isinstance(obj, type):
+        return False
+    return hasattr(obj, "sample") or (callable(obj) and _arity(obj) >= 3)
+
+
+def _arity(fn) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 3
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return 3
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+
+
+def load_mechanism(spec: str, params: dict):
+    """A mechanism from MODULE:NAME — used as is, or built by calling a factory/class with ``params``.
+
+    Example
+    -------
+    >>> load_mechanism("dpverify.audit.suite:SVT1", {"epsilon": 0.5}).epsilon
+    0.5
+    """
+    obj = _resolve(spec, "MECHANISM")
+    if _is_mechanism(obj) and not params:
+        return obj
+    if not callable(obj):
+        raise ValueError(f"MECHANISM: {spec!r} is not a callable mechanism(data, rng, n), a factory or a class")
+    try:
+        built = obj(**params)
+    except TypeError as exc:
+        raise ValueError(f"MECHANISM: cannot build {spec!r} from --param {params or '(none)'}: {exc}") from None
+    if not _is_mechanism(built):
+        raise ValueError(f"MECHANISM: {spec!r} built with --param gives {type(built).__name__}, "
+                         "not a mechanism (a callable mechanism(data, rng, n) or an object with .sample)")
+    return built
+
+
+def load_statistic(spec: str | None):
+    """``--statistic``: a name, or MODULE:NAME of a statistic, a statistic class or a factory.
+
+    Example
+    -------
+    >>> load_statistic("dpverify.audit.floating_point:fp_attack_statistic")   # a factory, called
+    OffGrid(exponent=-53)
+    >>> load_statistic("dpverify.audit:PatternCode")                          # a class, built
+    PatternCode(low=-1, high=1)
+    """
+    if spec is None or spec in _STATISTICS:
+        return spec or "auto"
+    if ":" not in spec:
+        raise ValueError(f"unknown --statistic {spec!r}; valid: {', '.join(_STATISTICS)} or MODULE:FUNCTION")
+    obj = _resolve(spec, "--statistic")
+    if isinstance(obj, type) or (callable(obj) and _arity(obj) == 0):
+        obj = obj()  # a statistic class (PatternCode) or a factory (fp_attack_statistic) with defaults
+    elif callable(obj):
+        try:
+            made = obj()
+        except TypeError:
+            made = None
+        if made is not None and callable(made):
+            obj = made
+    if not callable(obj):
+        raise ValueError(f"--statistic {spec!r} is not a function mapping outputs to numbers")
     return obj
 
 
@@ -38,38 +135,62 @@ def _literal(text: str):
         return text
 
 
+def _shape(text: str) -> tuple:
+    v = _literal(text)
+    v = (v,) if isinstance(v, int) else v
+    if not isinstance(v, tuple | list) or not v or not all(isinstance(s, int) and s > 0 for s in v):
+        raise ValueError(f"--shape must be positive integers such as 10 or (2,5), got {text!r}")
+    return tuple(v)
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.table import Table
 
+    from dpverify._progress import progress
     from dpverify._validation import check_epsilon
-    from dpverify.audit.statistical import MechanismError, epsilon_lower_bound
+    from dpverify.audit.api import MAX_SAMPLES, audit
+    from dpverify.audit.errors import MechanismError
+    from dpverify.audit.search import Neighbours
 
-    mech = _load(args.mechanism, "mechanism")
-    claimed = check_epsilon(args.epsilon)
-    stat = None
-    if args.statistic:
-        stat = "classifier" if args.statistic == "classifier" else _load(args.statistic, "statistic")
-    kwargs = dict(samples=args.samples, confidence=args.confidence, delta=args.delta, rng=args.seed, statistic=stat,
-                  selection_fraction=args.selection_fraction)
-    console = Console(stderr=True)
+    claimed = check_epsilon(args.epsilon, "--epsilon")
+    if args.samples is None or args.samples < 1000:
+        raise ValueError(f"--samples must be an integer >= 1000, got {args.samples}")
+    if args.samples > MAX_SAMPLES and not args.force:
+        raise ValueError(f"--samples {args.samples} exceeds 10^10 draws per input; add --force to run it anyway")
+    if not 0 < args.confidence < 1:
+        raise ValueError(f"--confidence must lie in (0, 1), got {args.confidence}")
+    if not 0 <= args.delta < 1:
+        raise ValueError(f"--delta must lie in [0, 1), got {args.delta}")
+    stat = load_statistic(args.statistic)
+    if args.search:
+        if args.search not in _RELATIONS:
+            raise ValueError(f"unknown --search relation {args.search!r}; valid: {', '.join(_RELATIONS)}")
+        if args.d is not None or args.d_prime is not None:
+            raise ValueError("give either --d/--d-prime or --search, not both")
+        pairs = Neighbours(shape=_shape(args.shape or "1"), kind=args.search, bound=args.bound)
+    elif args.d is not None and args.d_prime is not None:
+        pairs = [(_literal(args.d), _literal(args.d_prime))]
+    else:
+        raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S)")
+    mech = load_mechanism(args.mechanism, _params(args.param))
     try:
-        if args.json or not console.is_terminal:
-            r = epsilon_lower_bound(mech, _literal(args.d), _literal(args.d_prime), **kwargs)
-        else:
-            with Progress(TextColumn("[bold]auditing"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
-                          TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as bar:
-                task = bar.add_task("", total=2 * args.samples)
-                r = epsilon_lower_bound(mech, _literal(args.d), _literal(args.d_prime),
-                                        progress=lambda done, total: bar.update(task, completed=done), **kwargs)
+        with progress("auditing", 2 * args.samples, unit="draws", stream=sys.stderr) as tick:
+            last = [0]
+
+            def report(done, total):
+                tick(done - last[0])
+                last[0] = done
+
+            r = audit(mech, epsilon=claimed, delta=args.delta, pairs=pairs, samples=args.samples,
+                      confidence=args.confidence, rng=args.seed, statistic=stat, progress=report, force=args.force)
     except MechanismError as exc:
         print(f"dpverify audit: error: {exc}", file=sys.stderr)
         return 2
     verdict = r.verdict(claimed)
     if args.json:
-        json.dump({"mechanism": args.mechanism, "claimed_epsilon": claimed, "verdict": verdict.value, **r.as_dict()},
-                  sys.stdout, indent=2, ensure_ascii=False)
+        json.dump({"mechanism": args.mechanism, "params": _params(args.param), **r.as_dict()}, sys.stdout,
+                  indent=2, ensure_ascii=False)
         print()
     else:
         t = Table(title=f"audit of {args.mechanism} (claimed ε = {claimed:g}, δ = {r.delta:g})")
@@ -77,28 +198,41 @@ def cmd_audit(args: argparse.Namespace) -> int:
         t.add_column("value", overflow="fold")
         style = "red" if verdict.value == "refuted" else "cyan"
         rows = [("verdict", f"[{style}]{verdict.value}[/]"), ("ε lower bound", f"{r.epsilon:.6g}"),
-                ("confidence", f"{r.confidence:g}"), ("event", r.event.description), ("direction", r.direction),
-                *([("event, reverse order (pooled)", r.event_reverse.description)] if r.event_reverse else []),
-                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.n_trials} trials"),
+                ("confidence", f"{r.confidence:g}"), ("pair", f"{_literal_text(r.pair[0])} vs {_literal_text(r.pair[1])}"),
+                ("statistic", r.statistic), ("event", r.event.description), ("direction", r.direction),
+                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.trials} trials"),
                 ("P lower, Q upper", f"{r.p_interval[0]:.6g}, {r.q_interval[1]:.6g}"),
-                ("samples (selection + estimation)", f"{r.n_selection} + {r.n_estimation} per input")]
+                ("samples used (per input)", f"{r.samples_used:,} of {r.samples:,}"), ("time", f"{r.seconds:.2f} s")]
         for k, v in rows:
             t.add_row(k, v)
         Console().print(t)
     return 1 if verdict.value == "refuted" else 0
 
 
+def _literal_text(x) -> str:
+    return str(x.tolist()) if hasattr(x, "tolist") else repr(x)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("audit", help="black-box lower bound on a mechanism's ε from samples")
-    p.add_argument("mechanism", metavar="MODULE:FUNCTION", help="a callable mechanism(data, rng, n)")
-    p.add_argument("--d", required=True, help="input D (a Python literal, e.g. 0 or [1,2,3])")
-    p.add_argument("--d-prime", required=True, dest="d_prime", help="neighbouring input D'")
+    p.add_argument("mechanism", metavar="MODULE:NAME",
+                   help="a mechanism(data, rng, n), an object with .sample, or a factory/class (see --param); "
+                        "modules in the current directory are found")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="argument for a factory or class (repeatable; int, float, true/false or text)")
+    p.add_argument("--d", default=None, help="input D (a Python literal, e.g. 0 or [1,2,3])")
+    p.add_argument("--d-prime", default=None, dest="d_prime", help="neighbouring input D'")
+    p.add_argument("--search", default=None, metavar="RELATION",
+                   help=f"search the pair under a neighbouring relation: {', '.join(_RELATIONS)}")
+    p.add_argument("--shape", default=None, help="input shape for --search, e.g. 10 or (2,5)")
+    p.add_argument("--bound", type=float, default=1.0, help="the relation's bound for --search (default 1)")
     p.add_argument("--epsilon", required=True, type=float, help="claimed ε")
     p.add_argument("--delta", type=float, default=0.0, help="claimed δ (default 0)")
-    p.add_argument("--samples", required=True, type=int, help="outputs per input")
+    p.add_argument("--samples", required=True, type=int, help="draws per input (at most 10^10 without --force)")
+    p.add_argument("--force", action="store_true", help="allow more than 10^10 samples")
     p.add_argument("--confidence", type=float, default=0.99, help="1 − α (default 0.99)")
     p.add_argument("--seed", type=int, default=None, help="seed for reproducible audits")
-    p.add_argument("--statistic", default=None, help="MODULE:FUNCTION mapping vector outputs to numbers, or 'classifier'")
-    p.add_argument("--selection-fraction", type=float, default=0.5, dest="selection_fraction")
+    p.add_argument("--statistic", default=None,
+                   help=f"{', '.join(_STATISTICS)} (default auto) or MODULE:FUNCTION (a statistic, class or factory)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_audit)

@@ -37,12 +37,7 @@ import numpy as np
 
 from dpverify._validation import check_delta, check_epsilon, check_positive_int
 
-try:  # one class for every mechanism failure: the auditor's own when it defines it
-    from dpverify.audit.statistical import MechanismError
-except ImportError:  # statistical.py imports this module (it then takes the class from here)
-
-    class MechanismError(RuntimeError):  # type: ignore[no-redef]
-        """The mechanism raised, or returned outputs of the wrong shape, type or with NaN/inf."""
+from dpverify.audit.errors import MechanismError  # one class for every mechanism failure
 
 
 __all__ = ["FunctionMechanism", "Mechanism", "MechanismError", "as_mechanism", "checked_sample", "describe_input"]

@@ -11,7 +11,7 @@ def test_cli_json_refuted(capsys):
                "--epsilon", "1", "--samples", "20000", "--seed", "1", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 1 and out["verdict"] == "refuted" and out["epsilon_lb"] > 1.0
-    assert out["n_estimation"] + out["n_selection"] == 20000
+    assert out["samples"] == 20000 and out["samples_used"] <= 20000  # issue 11: staged budget
 
 
 def test_cli_table_inconclusive_with_list_inputs(capsys):
@@ -19,24 +19,68 @@ def test_cli_table_inconclusive_with_list_inputs(capsys):
     rc = main(["audit", "dpverify.audit.examples:noisy_max_index_eps1", "--d", "[1,1,1,1,1]",
                "--d-prime", "[2,0,0,0,0]", "--epsilon", "1", "--samples", "20000", "--seed", "2",
                "--confidence", "0.999999"])
-    out = capsys.readouterr().out
-    assert rc == 0 and "inconclusive" in out and "ε lower bound" in out
+    cap = capsys.readouterr()
+    out = cap.out
+    assert rc == 0 and "inconclusive" in out and "ε lower bound" in out, cap.err
 
 
 def test_cli_errors(capsys):
-    assert main(["audit", "nope.module:x", "--d", "0", "--d-prime", "1", "--epsilon", "1", "--samples", "10"]) == 2
+    assert main(["audit", "nope.module:x", "--d", "0", "--d-prime", "1", "--epsilon", "1", "--samples", "1000"]) == 2
     assert main(["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--epsilon", "1",
                  "--samples", "0"]) == 2
     assert main(["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--epsilon", "-1",
                  "--samples", "10"]) == 2
     assert main(["audit", "dpverify.audit.mechanisms:LaplaceMechanism", "--d", "0", "--d-prime", "1", "--epsilon",
-                 "1", "--samples", "10"]) == 2
+                 "1", "--samples", "1000"]) == 2
     err = capsys.readouterr().err
-    assert "cannot import" in err and "samples" in err and "epsilon" in err and "not a callable" in err
+    # issue 11: classes are now accepted (built from --param); without the required one, the error says so
+    assert "cannot import" in err and "samples" in err and "epsilon" in err and "--param" in err
 
 
 def test_cli_mechanism_error(capsys, tmp_path, monkeypatch):
     (tmp_path / "badmech.py").write_text("def mech(data, rng, n):\n    return rng.random(n + 1)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    rc = main(["audit", "badmech:mech", "--d", "0", "--d-prime", "1", "--epsilon", "1", "--samples", "100"])
+    rc = main(["audit", "badmech:mech", "--d", "0", "--d-prime", "1", "--epsilon", "1", "--samples", "1000"])
     assert rc == 2 and "shape" in capsys.readouterr().err
+
+
+def test_cli_current_directory_params_search_statistics(capsys, tmp_path, monkeypatch):
+    (tmp_path / "mymech.py").write_text(
+        "class Noisy:\n"
+        "    def __init__(self, scale=1.0, shift=False):\n"
+        "        self.scale, self.shift = scale, shift\n"
+        "    def sample(self, data, rng, n):\n"
+        "        return rng.laplace(float(data[0]), self.scale, n)\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "mymech:Noisy", "--param", "scale=0.25", "--param", "shift=true", "--search", "l1",
+            "--shape", "1", "--epsilon", "1", "--samples", "50000", "--seed", "3", "--json", "--confidence", "0.9"]
+    rc = main(args)
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["params"] == {"scale": 0.25, "shift": True} and out["verdict"] == "refuted"
+    for key in ("pair", "event", "statistic", "count_p", "p_interval", "samples_used", "seconds", "seed", "version"):
+        assert key in out
+    main(args)
+    again = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in again.items() if k != "seconds"} == {k: v for k, v in out.items() if k != "seconds"}
+    assert main(["audit", "mymech:Noisy", "--d", "[0]", "--d-prime", "[1]", "--epsilon", "1", "--samples", "1000",
+                 "--statistic", "nope"]) == 2
+    assert "valid: auto, classifier, pattern, offgrid" in capsys.readouterr().err
+    assert main(["audit", "mymech:Noisy", "--search", "hamming", "--epsilon", "1", "--samples", "1000"]) == 2
+    assert "valid: linf, l1, add_remove, replace" in capsys.readouterr().err
+    assert main(["audit", "mymech:Noisy", "--d", "[0]", "--d-prime", "[1]", "--epsilon", "1",
+                 "--samples", str(10**11)]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def test_cli_library_statistics_and_fp_attack(capsys):
+    """The fp attack from the CLI: the library's float Laplace is refuted (true ε unbounded at the grid)."""
+    rc = main(["audit", "dpverify.audit.floating_point:LibraryLaplace", "--param", "epsilon=1", "--d", "0",
+               "--d-prime", "1", "--epsilon", "1", "--samples", "100000", "--seed", "0", "--json",
+               "--statistic", "dpverify.audit.floating_point:fp_attack_statistic"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["epsilon_lb"] > 2
+    rc = main(["audit", "dpverify.audit.suite:SVT5", "--param", "epsilon=0.5", "--search", "linf", "--shape", "10",
+               "--epsilon", "0.5", "--samples", "50000", "--seed", "0", "--json", "--statistic",
+               "dpverify.audit:PatternCode", "--confidence", "0.9"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["statistic"] == "PatternCode" and rc == 1

@@ -1,0 +1,245 @@
+"""Events of the auditor: sets S of outputs defined through a scalar statistic T.
+
+:class:`PatternCode` turns small-integer output vectors into one code per row (exact when
+the codes fit in 62 bits, a fixed 63-bit hash otherwise — any fixed function of the output
+gives a valid event, collisions only merge patterns); :class:`_Binner` counts statistic
+values into bins fixed from a pilot sample — for categorical statistics (pattern codes)
+the ``max_patterns`` most frequent values of the pilot each get a bin and every other value
+falls into one "other" bin, stated in the event's description (no silent degradation);
+:func:`_candidates` lists the candidate events (thresholds and likelihood-ratio-ordered
+unions of bins) with a minimum-count rule (``proofs/audit/selection.md``).
+
+Example
+-------
+>>> PatternCode(0, 1)(np.array([[0, 1], [1, 0], [1, 1]])).tolist()
+[1, 2, 3]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+__all__ = ["Event", "PatternCode"]
+
+_MAX_DISCRETE_BINS = 4096
+_MAX_PATTERNS = 1 << 16
+_MAX_LUT = 1 << 22
+_N_UNIFORM_EDGES = 1024
+_N_TAIL_EDGES = 192
+_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True)
+class PatternCode:
+    """Statistic encoding each row of a small-integer output matrix as one int64.
+
+    Entries must lie in ``low..high``; with B = high − low + 1 and width w, a row x becomes
+    Σ_i (x_i − low)·B^(w−1−i) when B^w < 2^62 (exact, one code per pattern), and otherwise
+    a fixed 63-bit multiplicative hash of the row (the same in every chunk and run).  Lets
+    the auditor treat vector outputs with many distinct patterns (sparse-vector answers
+    ⊤/⊥/stopped, Bloom-filter bits) as one categorical output; the binner keeps the most
+    frequent patterns and pools the rest into a stated "other" bin.
+
+    Example
+    -------
+    >>> PatternCode(0, 1)(np.array([[0, 1], [1, 0], [1, 1]])).tolist()
+    [1, 2, 3]
+    >>> int(PatternCode(0, 1)(np.zeros((1, 80), int))[0]) >= 0   # 2^80 patterns: hashed
+    True
+    """
+
+    low: int = -1
+    high: int = 1
+    categorical: ClassVar[bool] = True
+
+    def __call__(self, outputs) -> np.ndarray:
+        a = np.asarray(outputs)
+        if a.dtype.kind == "f":
+            if a.size and not np.array_equal(a, np.round(a)):
+                raise ValueError("pattern entries must be integers")
+        a = a.reshape(a.shape[0], -1).astype(np.int64)
+        if a.size and (a.min() < self.low or a.max() > self.high):
+            raise ValueError(f"pattern entries must lie in {self.low}..{self.high}, got {a.min()}..{a.max()}")
+        base = self.high - self.low + 1
+        if base ** a.shape[1] < 2**62:
+            weights = base ** np.arange(a.shape[1] - 1, -1, -1, dtype=np.int64)
+            return (a - self.low) @ weights
+        h = np.zeros(a.shape[0], dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for j in range(a.shape[1]):  # h <- (h xor (x_j + 1)) * M  (mod 2^64), a fixed hash
+                h = (h ^ (a[:, j] - self.low + 1).astype(np.uint64)) * _HASH_MULT
+        return (h >> np.uint64(1)).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Event:
+    """A set S of outputs, defined through a scalar statistic T of the output.
+
+    ``kind`` is ``"le"`` (S = {T ≤ threshold}), ``"gt"`` (S = {T > threshold}), or
+    ``"bins"`` (a union of bins of the statistic: the intervals between ``edges`` for
+    continuous statistics, single ``values`` for discrete ones, plus the catch-all bin
+    of values never seen during selection).  ``contains(t)`` decides membership.
+
+    Example
+    -------
+    >>> from dpverify.audit import epsilon_lower_bound
+    >>> from dpverify.audit.mechanisms import LaplaceMechanism
+    >>> r = epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=20_000, rng=0)
+    >>> r.event.kind, r.event.description   # S = {T ≤ t}: small outputs are likelier under d = 0
+    ('le', 'T ≤ 0.0291007')
+    """
+
+    kind: str
+    threshold: float | None
+    discrete: bool
+    edges: np.ndarray = field(repr=False)
+    mask: np.ndarray = field(repr=False)
+    description: str = ""
+
+    def contains(self, t) -> np.ndarray:
+        """Boolean array: which statistic values lie in the event."""
+        t = np.asarray(t)
+        if self.kind == "le":
+            return t <= self.threshold
+        if self.kind == "gt":
+            return t > self.threshold
+        return self.mask[_bin_index(t, self.edges, self.discrete)]
+
+    def __str__(self) -> str:
+        return self.description
+
+
+def _bin_index(t: np.ndarray, edges: np.ndarray, discrete: bool) -> np.ndarray:
+    """Bin of each value: continuous — #edges < t (bins (e_{i-1}, e_i]); discrete — the
+    position of t among ``edges`` (the distinct values) or len(edges) when unseen."""
+    if not discrete:
+        return np.searchsorted(edges, t, side="left")
+    idx = np.searchsorted(edges, t, side="left")
+    idx_c = np.minimum(idx, len(edges) - 1)
+    return np.where(edges[idx_c] == t, idx_c, len(edges))
+
+
+class _Binner:
+    """Counts a chunk of statistic values into the bins fixed from the pilot sample.
+
+    Ordered integer statistics with more than 4,096 distinct pilot values are cut at
+    quantiles like continuous ones; categorical ones (``categorical=True``: pattern codes)
+    keep their ``max_patterns`` most frequent values and pool the rest into the last bin.
+    """
+
+    def __init__(self, pilot: np.ndarray, categorical: bool = False, max_patterns: int = _MAX_PATTERNS):
+        self.discrete = pilot.dtype.kind in "biu"
+        self.n_distinct = 0
+        self.pooled = False
+        if self.discrete:
+            values, freq = np.unique(pilot, return_counts=True)
+            self.n_distinct = len(values)
+            if categorical and len(values) > max_patterns:
+                keep = np.sort(np.argsort(-freq, kind="stable")[:max_patterns])
+                values, self.pooled = values[keep], True
+            if len(values) > _MAX_DISCRETE_BINS and not categorical:
+                self.discrete = False
+            else:
+                self.edges = values.astype(np.int64)
+                self.nbins = len(values) + 1  # + the bin of unseen values
+                span = int(values[-1]) - int(values[0]) + 1
+                self.lut = None
+                if span <= _MAX_LUT:
+                    lut = np.full(span, len(values), dtype=np.int64)
+                    lut[values - values[0]] = np.arange(len(values))
+                    self.lut = lut
+                return
+        s = np.sort(pilot.astype(float))
+        n = len(s)
+        uni = np.linspace(0, n - 1, _N_UNIFORM_EDGES).round().astype(np.int64)
+        tail = np.unique(np.geomspace(1, max(1, n // 20), _N_TAIL_EDGES).round().astype(np.int64)) - 1
+        idx = np.unique(np.concatenate([uni, tail, n - 1 - tail]))
+        self.edges = np.unique(s[idx])
+        self.nbins = len(self.edges) + 1
+
+    def count(self, t: np.ndarray) -> np.ndarray:
+        if self.discrete:
+            if self.lut is not None and t.dtype.kind in "biu":
+                off = t.astype(np.int64) - self.edges[0]
+                inside = (off >= 0) & (off < len(self.lut))
+                b = np.where(inside, self.lut[np.clip(off, 0, len(self.lut) - 1)], self.nbins - 1)
+            else:
+                b = _bin_index(t, self.edges, True)
+            return np.bincount(b, minlength=self.nbins)
+        s = np.sort(t)
+        cum = np.searchsorted(s, self.edges, side="right")  # #{t ≤ e_i}
+        return np.diff(np.concatenate([[0], cum, [len(t)]]))
+
+    def count_halves(self, t: np.ndarray) -> np.ndarray:
+        """Counts of the first and second half of the chunk separately, shape (2, nbins)."""
+        h = len(t) // 2
+        return np.stack([self.count(t[:h]), self.count(t[h:])])
+
+    def describe(self, mask: np.ndarray) -> str:
+        if self.discrete:
+            vals = [str(v) for v, m in zip(self.edges.tolist(), mask[:-1]) if m]
+            shown = ", ".join(vals[:12]) + (", …" if len(vals) > 12 else "")
+            what = "pooled 'other' bin (a pattern outside the pilot's most frequent)" if self.pooled else \
+                "value unseen in selection"
+            other = f" or a {what}" if mask[-1] else ""
+            return f"T ∈ {{{shown}}}{other} ({int(mask.sum())} of {self.nbins} bins)"
+        return f"T in a union of {int(mask.sum())} of {self.nbins} intervals cut at selection quantiles"
+
+
+def _candidates(a2: np.ndarray, b2: np.ndarray):
+    """Candidate events as (kind, mask_of(j), count_a[j], count_b[j], n) families.
+
+    ``a2``, ``b2`` are (2, nbins) counts of the two halves of the selection sample.
+    Thresholds (prefixes/suffixes of the bins in their natural order) are scored on both
+    halves.  For unions of bins ordered by likelihood ratio, the order is taken from the
+    first half and the cut is scored on the second, so noise in thousands of small bins
+    cannot make an arbitrary union look good.
+    """
+    a, b = a2.sum(axis=0), b2.sum(axis=0)
+    n = max(int(a.sum()), 1)
+    nb = len(a)
+    ca, cb = np.cumsum(a)[:-1], np.cumsum(b)[:-1]
+
+    def prefix(j):
+        m = np.zeros(nb, bool)
+        m[: j + 1] = True
+        return m
+
+    def suffix(j):
+        m = np.zeros(nb, bool)
+        m[j + 1 :] = True
+        return m
+
+    yield "le", prefix, ca, cb, n
+    yield "gt", suffix, a.sum() - ca, b.sum() - cb, n
+    n2 = int(a2[1].sum())
+    if n2 < 1 or a2[0].sum() < 1:
+        return
+    order = np.argsort(-(a2[0] + 0.5) / (b2[0] + 0.5), kind="stable")
+
+    def by_ratio(j):
+        m = np.zeros(nb, bool)
+        m[order[: j + 1]] = True
+        return m
+
+    yield "bins", by_ratio, np.cumsum(a2[1][order])[:-1], np.cumsum(b2[1][order])[:-1], n2
+
+
+def _make_event(kind: str, mask: np.ndarray, binner: _Binner) -> Event:
+    edges = binner.edges
+    if kind == "bins":
+        # a ratio-ordered union may happen to be a prefix/suffix; keep the general form
+        return Event("bins", None, binner.discrete, edges, mask, binner.describe(mask))
+    j = int(np.argmax(~mask)) - 1 if kind == "le" else int(np.argmax(mask)) - 1
+    if binner.discrete:
+        # prefix of sorted values v_0..v_j  <=>  T ≤ v_j ; but unseen values form the last bin,
+        # so represent it as a bin mask (exact membership), described as a threshold
+        t = edges[j]
+        desc = f"T ≤ {t}" if kind == "le" else f"T > {t} (incl. values unseen in selection)"
+        return Event("bins", None, True, edges, mask, desc)
+    t = float(edges[j])
+    desc = f"T ≤ {t:.6g}" if kind == "le" else f"T > {t:.6g}"
+    return Event(kind, t, False, edges, mask, desc)

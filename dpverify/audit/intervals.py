@@ -1,0 +1,81 @@
+"""One-sided binomial confidence bounds used by every audit (Clopper–Pearson), and the
+Wilson score bound used only to *rank* candidate events.
+
+Proof of validity: ``proofs/audit/auditor_validity.md``.
+
+Example
+-------
+>>> round(float(clopper_pearson_upper(0, 100, 0.05)), 4)
+0.0295
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from dpverify._validation import check_confidence
+from dpverify.proofdocs import proven
+
+__all__ = ["clopper_pearson_lower", "clopper_pearson_upper"]
+
+
+def _check_binomial(k, n, alpha):
+    """Validated (k, n, alpha) of a Clopper–Pearson bound: integer 0 <= k <= n, n >= 1, alpha in (0, 1)."""
+    out = []
+    for name, v in (("k", k), ("n", n)):
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"{name} must be an integer count, got {v!r}")
+        a = np.asarray(v)
+        if a.dtype == bool or a.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be an integer count, got {v!r}")
+        a = a.astype(float)
+        if not np.isfinite(a).all() or (a != np.round(a)).any():
+            raise ValueError(f"{name} must be a finite integer count, got {v!r}")
+        out.append(a)
+    k, n = out
+    if (n < 1).any():
+        raise ValueError(f"n must be >= 1, got {n[n < 1].ravel()[0]!r}")
+    if (k < 0).any() or (k > n).any():
+        raise ValueError(f"k must satisfy 0 <= k <= n, got k={k.ravel().tolist()[:4]}, n={n.ravel().tolist()[:4]}")
+    return k, n, check_confidence(alpha, "alpha")
+
+
+@proven("proofs/audit/auditor_validity.md")
+def clopper_pearson_lower(k, n, alpha: float):
+    """One-sided Clopper–Pearson lower bound: Pr[p < lower] ≤ alpha for k ~ Bin(n, p).
+
+    ``lower = Beta⁻¹(alpha; k, n − k + 1)``, and 0 when k = 0.  Vectorised over k, n.
+
+    Example
+    -------
+    >>> round(float(clopper_pearson_lower(50, 100, 0.025)), 4)
+    0.3983
+    """
+    k, n, alpha = _check_binomial(k, n, alpha)
+    with np.errstate(invalid="ignore"):
+        lo = stats.beta.ppf(alpha, np.maximum(k, 1e-300), n - k + 1)  # proof: cp-lower
+    return np.where(k <= 0, 0.0, lo)
+
+
+@proven("proofs/audit/auditor_validity.md")
+def clopper_pearson_upper(k, n, alpha: float):
+    """One-sided Clopper–Pearson upper bound: Pr[p > upper] ≤ alpha; 1 when k = n.
+
+    Example
+    -------
+    >>> round(float(clopper_pearson_upper(0, 100, 0.05)), 4)
+    0.0295
+    """
+    k, n, alpha = _check_binomial(k, n, alpha)
+    with np.errstate(invalid="ignore"):
+        hi = stats.beta.ppf(1.0 - alpha, k + 1, np.maximum(n - k, 1e-300))  # proof: cp-upper
+    return np.where(k >= n, 1.0, hi)
+
+
+def _wilson(phat, n, z, upper: bool):
+    """Wilson score bound (used only to *rank* candidate events on the selection half)."""
+    z2 = z * z
+    centre = (phat + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * np.sqrt(np.maximum(phat * (1 - phat), 0.0) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return centre + half if upper else centre - half

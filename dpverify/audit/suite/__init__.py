@@ -1,0 +1,67 @@
+"""The benchmark mechanisms of StatDP (Ding et al., CCS 2018) and DP-Sniper (Bichsel et al., S&P
+2021), written from the papers' definitions, each with its exact ε under its relation.
+
+``CASES`` lists them with the parameters of DP-Sniper's evaluation and DP-Sniper's published
+90 %-confidence lower bound (its reference results, Table 2 of the paper).
+
+Example
+-------
+>>> [c.name for c in CASES][:3]
+['Laplace', 'TruncatedGeometric', 'NoisyHist1']
+>>> CASES[0].make().true_epsilon, CASES[0].dpsniper
+(0.1, 0.0968)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from dpverify.audit.suite.geometric import TruncatedGeometric
+from dpverify.audit.suite.noise import Laplace, LaplaceParallel, NoisyHist1, NoisyHist2, PrefixSum
+from dpverify.audit.suite.noisy_max import ReportNoisyMax1, ReportNoisyMax2, ReportNoisyMax3, ReportNoisyMax4
+from dpverify.audit.suite.rappor import OneTimeRappor, Rappor
+from dpverify.audit.suite.svt import SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, NumericalSVT, SVT34Parallel
+
+__all__ = ["CASES", "Case", "Laplace", "LaplaceParallel", "NoisyHist1", "NoisyHist2", "NumericalSVT",
+           "OneTimeRappor", "PrefixSum", "Rappor", "ReportNoisyMax1", "ReportNoisyMax2", "ReportNoisyMax3",
+           "ReportNoisyMax4", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel", "TruncatedGeometric"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark: a name, a factory, and DP-Sniper's published bound.
+
+    Example
+    -------
+    >>> Case("x", lambda: Laplace(0.1), 0.0968).make().name
+    'Laplace'
+    """
+
+    name: str
+    make: Callable
+    dpsniper: float
+
+
+CASES = [
+    Case("Laplace", lambda: Laplace(0.1), 0.0968),
+    Case("TruncatedGeometric", lambda: TruncatedGeometric(0.1, 5), 0.1156),
+    Case("NoisyHist1", lambda: NoisyHist1(0.1), 0.0978),
+    Case("NoisyHist2", lambda: NoisyHist2(0.1), 4.602),
+    Case("ReportNoisyMax1", lambda: ReportNoisyMax1(0.1), 0.0923),
+    Case("ReportNoisyMax2", lambda: ReportNoisyMax2(0.1), 0.0975),
+    Case("ReportNoisyMax3", lambda: ReportNoisyMax3(0.1), 0.2478),
+    Case("ReportNoisyMax4", lambda: ReportNoisyMax4(0.1), 0.3463),
+    Case("SVT1", lambda: SVT1(0.1, c=1, threshold=0.5), 0.0858),
+    Case("SVT2", lambda: SVT2(0.1, c=1, threshold=1.0), 0.0859),
+    Case("SVT3", lambda: SVT3(0.1, c=1, threshold=1.0), 0.1716),
+    Case("SVT4", lambda: SVT4(0.1, c=1, threshold=1.0), 0.1687),
+    Case("SVT5", lambda: SVT5(0.1, c=1, threshold=1.0), 1.761),
+    Case("SVT6", lambda: SVT6(0.1, c=1, threshold=1.0), 0.2720),
+    Case("Rappor", lambda: Rappor(), 0.2930),
+    Case("OneTimeRappor", lambda: OneTimeRappor(), 0.5978),
+    Case("LaplaceParallel", lambda: LaplaceParallel(20, 0.005), 0.0350),
+    Case("SVT34Parallel", lambda: SVT34Parallel(0.1, c=1, threshold=1.0), 0.2610),
+    Case("PrefixSum", lambda: PrefixSum(0.1), 0.5040),
+    Case("NumericalSVT", lambda: NumericalSVT(0.1, c=2, threshold=1.0), 0.0343),
+]
