@@ -227,7 +227,7 @@ def _printed_loop_strategy(n):  # Alg. 5.2 as printed: while pt < N
 
 @pytest.mark.parametrize(
     "cid",
-    ["continual.erratum.alg5_2_loop", "continual.erratum.thm5_1_walk", "continual.erratum.thm5_1_floor",
+    ["continual.erratum.alg5_2_loop", "continual.erratum.thm5_1_walk",
      "continual.erratum.proof_references"],
 )
 def test_errata_need_the_corrected_strategy(monkeypatch, cid):
