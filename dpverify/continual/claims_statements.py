@@ -50,6 +50,9 @@ def _normalisation(thorough: bool = False) -> Outcome:
             worst = max(worst, abs(mse(c * lam) / mse(lam) - 1))
             # any Σ rescaled to Δ = 1 is feasible for (5.10) with the same MSE; none beats the optimum
             opt_ok &= mse(fda_weights(n)) <= mse(lam) * (1 + 1e-9)
+        w = fda_weights(n)
+        for _ in range(20):  # nor does any nearby Σ (local optimality of the normalised optimum)
+            opt_ok &= mse(w) <= mse(w * (1 + 0.02 * rng.standard_normal(n))) * (1 + 1e-9)
     ev = {"max_relative_change_under_scaling": worst, "random_sigma_never_beats_(5.10)_optimum": bool(opt_ok)}
     if worst < 1e-12 and opt_ok:
         return Outcome(Verdict.HOLDS, ev)

@@ -282,10 +282,12 @@ def popcount_prefix_sum_digits(exponents):
     >>> popcount_prefix_sum_digits([3, 1]), sum(bin(p).count("1") for p in range(1, 11))
     (17, 17)
     """
+    if all(isinstance(e, int) for e in exponents):  # plain integers: exact and fast
+        return sum(e * 2**e // 2 + i * 2**e + 1 for i, e in enumerate(exponents))
     tot = 0
     for i, e in enumerate(exponents):
         tot += e * sp.Integer(2) ** e / 2 + i * sp.Integer(2) ** e + 1
-    return sp.simplify(tot) if isinstance(tot, sp.Basic) else tot
+    return sp.simplify(tot)
 
 
 def any_n_step_holds(t: int) -> bool:

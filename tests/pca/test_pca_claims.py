@@ -59,7 +59,7 @@ def test_corrected_claim_refutes_alg2(monkeypatch):
     monkeypatch.setattr(pca, "CorrectedPPCADP", lambda k, epsilon, bounds: pca.PPCADP(k, epsilon))
     _clear()
     try:
-        out = get_claim("pca.corrected_ppca_dp_is_dp").check()
+        out = get_claim("pca.corrected_ppca_dp_audit").check()
     finally:
         _clear()
     assert out.verdict == Verdict.REFUTED and out.evidence["max_eps_lower_bound"] > 1.0
