@@ -98,9 +98,10 @@ def _alg5_cost(thorough: bool = False) -> Outcome:
        method="exact computation", expected="holds",
        statement="The library's online FDA stream releases what the batch FDA release does with the same seed "
                  "(bit for bit with discrete noise in one noise chunk, n ≤ 4096; to rounding with Laplace noise), "
-                 "holds at most ⌊log₂n⌋ + 1 nodes and does at most ⌊log₂n⌋ + 2 node operations per push.")
+                 "holds at most ⌊log₂n⌋ + 1 nodes, does at most ⌊log₂n⌋ + 2 node operations per push, and refuses a "
+                 "release beyond n (Def. 5.2, bounded).")
 def _stream(thorough: bool = False) -> Outcome:
-    from dpverify.continual import release
+    from dpverify.continual import release, stream
 
     rows, ok = [], True
     for n in [1, 2, 3, 7, 100, 1000, 4095] + ([4096] if thorough else []):
@@ -112,7 +113,18 @@ def _stream(thorough: bool = False) -> Outcome:
         same = bool(np.array_equal(od, bd))
         ok &= same and gap < 1e-12 and state <= n.bit_length() and work <= n.bit_length() + 1
         rows.append([n, same, gap, state, work])
-    ev = {"rows[n, discrete bit-for-bit, laplace rel. gap, max nodes held, max node ops per push]": rows}
+    # Def. 5.2 / Def. 4: bounded -- the (n+1)-th push is refused
+    s = stream(3, 1.0, "fda", rng=0)
+    for x in (1, 0, 2):
+        s.push(x)
+    try:
+        s.push(1)
+        bounded = False
+    except ValueError:
+        bounded = True
+    ok &= bounded
+    ev = {"rows[n, discrete bit-for-bit, laplace rel. gap, max nodes held, max node ops per push]": rows,
+          "refuses_release_n+1": bounded}
     if ok:
         return Outcome(Verdict.HOLDS, ev)
     return Outcome(Verdict.REFUTED, ev, summary="The stream departs from the batch release or from O(log n) state/work.")

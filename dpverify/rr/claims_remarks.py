@@ -53,3 +53,40 @@ def _no_det(thorough: bool = False) -> Outcome:
         return Outcome(Verdict.HOLDS, ev)
     return Outcome(Verdict.REFUTED, ev, summary="The deterministic/non-deterministic pattern of the optima differs "
                    "from the remark.")
+
+
+@claim("rr.sec4.counts", source=Source("003", "§4", "model (19)–(20): counts of variables and constraints"),
+       method="exact computation", expected="holds",
+       statement="Model (19)–(20) has n² variables, n²(n−1) differential-privacy constraints, n row-sum constraints "
+                 "and n² non-negativity constraints; eliminating one variable per row leaves n(n−1) variables, "
+                 "n²(n−1) privacy constraints, n constraints '≤ 1' and n(n−1) non-negativity constraints.")
+def _counts(thorough: bool = False) -> Outcome:
+    import numpy as np
+
+    from dpverify.rr.lp import ldp_lp
+
+    rows, ok = [], True
+    for n in range(2, (9 if thorough else 6) + 1):
+        c, A_ub, b_ub, A_eq, b_eq = ldp_lp(np.full(n, 1.0 / n), 1.0, 0.1)
+        nvar, ndp, neq = A_eq.shape[1], A_ub.shape[0], A_eq.shape[0]
+        # eliminate the last variable of each row via its row sum: every privacy row stays a (non-trivial) row,
+        # the eliminated variable's p ≥ 0 becomes Σ_rest ≤ 1; the kept variables keep p ≥ 0
+        keep = np.ones(nvar, bool)
+        keep[np.arange(n) * n + (n - 1)] = False
+        elim_rows = [A_eq[i].toarray().ravel()[keep] for i in range(neq)]
+        n_le_one = sum(1 for r in elim_rows if np.count_nonzero(r) == n - 1)
+        dense = A_ub.toarray()
+        reduced_dp = dense[:, keep].copy()
+        for a in range(n):  # substitute p_{a,n−1} = 1 − Σ_{k<n−1} p_{ak}
+            e = a * n + (n - 1)
+            cols_a = [int(np.flatnonzero(keep)[:].tolist().index(a * n + k)) for k in range(n - 1)]
+            reduced_dp[:, cols_a] -= dense[:, [e]]
+        got = (nvar, ndp, neq, nvar, int(keep.sum()), int(np.count_nonzero(np.abs(reduced_dp).sum(axis=1) > 0)),
+               n_le_one, int(keep.sum()))
+        want = (n * n, n * n * (n - 1), n, n * n, n * (n - 1), n * n * (n - 1), n, n * (n - 1))
+        ok &= got == want
+        rows.append([n, list(got)])
+    ev = {"rows[n, (vars, dp, row sums, nonneg, reduced vars, reduced dp, ≤1, reduced nonneg)]": rows}
+    if ok:
+        return Outcome(Verdict.HOLDS, ev)
+    return Outcome(Verdict.REFUTED, ev, summary="The library's LP of (19)–(20) has other counts than printed.")
