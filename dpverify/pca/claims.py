@@ -531,6 +531,10 @@ def _fig56_dp(thorough: bool = False) -> Outcome:
                  "majority_class_rate_test": round(maj, 4)}
     ev.update({"ppcadp_higher_at_every_eps": bool(higher), "both_fall_with_k": bool(falls),
                "every_dp_accuracy_is_the_majority_rate": degenerate})
+    if thorough:  # other readings of the lost noise scale of eq. (16): Δ = m·√(kp)
+        from dpverify.pca.claims_statements import svm_noise_sweep
+
+        ev["noise_scale_sweep_eps1"] = {d: svm_noise_sweep(d, multipliers=(1.0, 0.1, 0.01, 0.001)) for d in ("adult", "magic")}
     if degenerate:
         rates = ", ".join(f"{d.capitalize()} {ev[d]['majority_class_rate_test']}" for d in ("adult", "magic"))
         return Outcome(Verdict.INCONCLUSIVE, ev, summary=(
