@@ -26,6 +26,7 @@ TESTS = Path(__file__).resolve().parent
 
 def verdict(cid: str) -> Verdict:
     (res,) = run_claims([get_claim(cid)])
+    assert res.error is None, res.error  # a crash is no verdict: "not refuted" must not pass by an error
     return res.verdict
 
 
@@ -56,7 +57,6 @@ def _fix(monkeypatch, cls, **fields):
     monkeypatch.setattr(cls, "__call__", lambda self, d, rng, n: real(dataclasses.replace(self, **fields), d, rng, n))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("cid,cls,fields", [
     ("audit.bug.noisy_max_value_laplace", M.NoisyMax, {"returns": "index"}),
     ("audit.bug.noisy_max_value_exponential", M.NoisyMax, {"returns": "index"}),
@@ -70,15 +70,8 @@ def test_bug_not_refuted_once_fixed(monkeypatch, cid, cls, fields):
     assert verdict(cid) is not R
 
 
-def test_svt_no_query_noise_not_refuted_once_fixed_fast(monkeypatch):
-    """Fast representative of the planted-bug family (20 000 samples)."""
-    _fix(monkeypatch, M.SparseVector, variant="alg1")
-    assert verdict("audit.bug.svt_no_query_noise") is not R
-
-
 # ------------------------------------------------------------------ audit: controls broken -> refuted
 
-@pytest.mark.slow
 @pytest.mark.parametrize("cid,cls,fields", [
     ("audit.control.exponential", M.ExponentialMechanism, {"factor": 0.5}),
     ("audit.control.histogram_substitution", M.HistogramLaplace, {"sensitivity": 0.5}),
@@ -90,7 +83,6 @@ def test_control_refuted_when_broken(monkeypatch, cid, cls, fields):
     assert verdict(cid) is R
 
 
-@pytest.mark.slow
 def test_fda_control_refuted_with_a_tenth_of_the_noise(monkeypatch):
     import dpverify.continual.fenwick as F
 
@@ -107,7 +99,6 @@ def _inflated_auditor(monkeypatch, factor):
                         lambda *a, **kw: dataclasses.replace(real(*a, **kw), epsilon=factor * real(*a, **kw).epsilon + 0.5))
 
 
-@pytest.mark.slow
 def test_ground_truth_refuted_for_an_overclaiming_auditor(monkeypatch):
     _inflated_auditor(monkeypatch, 2.0)
     assert verdict("audit.ground_truth") is R
@@ -128,7 +119,6 @@ def test_tightness_eps01_refuted_for_a_blind_auditor(monkeypatch):
     assert verdict("audit.tightness_laplace_eps0.1") is R
 
 
-@pytest.mark.slow
 def test_fp_audits_follow_the_sampler(monkeypatch):
     """Swap the float samplers for the safe one: the float audits stop refuting; the reverse refutes the safe one."""
     import dpverify.audit.floating_point as fp
