@@ -317,6 +317,7 @@ def test_every_finished_claim_is_covered():
     text = inspect.getsource(inspect.getmodule(test_every_finished_claim_is_covered))
     text += (root / "rr" / "test_rr_claims.py").read_text()
     text += (root / "continual" / "test_continual_claims.py").read_text()
+    text += (root / "test_claims_mutations_registry.py").read_text()  # (every claim: test_every_claim_has_a_mutation_test)
     ids = [c.id for c in all_claims() if re.match(r"(rr\.|audit\.ldp\.|continual\.(?!import))", c.id)
            and not c.id.startswith(("continual.kary", "continual.baselines", "continual.exp"))]
     from dpverify.continual import claims as core
