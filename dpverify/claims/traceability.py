@@ -99,8 +99,8 @@ def rows_for_claim(claim_id: str, rows: list[Row] | None = None) -> list[Row]:
 
     Example
     -------
-    >>> [r.ref for r in rows_for_claim("continual.m3_example")][:1]
-    ['§5.4.2, M₃ example']
+    >>> "§5.4.2, M₃ example" in [r.ref for r in rows_for_claim("continual.m3_example")]
+    True
     """
     rows = load_table() if rows is None else rows
     return [r for r in rows if claim_id in r.claim_ids]
