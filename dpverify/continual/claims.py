@@ -40,6 +40,13 @@ def _erratum(printed_fails: bool, corrected_holds: bool) -> Verdict:
     return _V.ERRATUM if printed_fails else _V.HOLDS
 
 
+def _erratum_outcome(printed_fails: bool, corrected_holds: bool, evidence: dict, why: str) -> Outcome:
+    """An erratum check's outcome with its one-sentence summary (``why`` explains the erratum)."""
+    v = _erratum(printed_fails, corrected_holds)
+    summary = {_V.ERRATUM: why, _V.REFUTED: "The corrected statement fails as well.", _V.HOLDS: ""}[v]
+    return Outcome(v, evidence, summary=summary)
+
+
 def _tril(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n)))
 
@@ -259,9 +266,10 @@ def _err_loop(thorough: bool = False) -> Outcome:
         np.array_equal(build(n, True), fenwick_strategy(n).toarray()) and abs(np.linalg.det(build(n, True)) - 1) < 1e-9
         for n in ns
     )
-    return Outcome(
-        _erratum(len(printed_singular) > 0, corrected_ok),
+    return _erratum_outcome(
+        len(printed_singular) > 0, corrected_ok,
         {"printed_singular_for_n": f"{len(printed_singular)}/{len(ns)}", "corrected": "while pt <= N: det M = 1"},
+        "With `while pt < N` the entry M[N, N] is never set and M is singular; `while pt ≤ N` gives det M = 1.",
     )
 
 
@@ -281,9 +289,10 @@ def _err_b(thorough: bool = False) -> Outcome:
         printed = B.T  # B[pt, p] instead of B[p, pt]
         fails += abs(printed @ M - sp.csr_matrix(_tril(n))).sum() > 0
         holds += abs(B @ M - sp.csr_matrix(_tril(n))).sum() == 0
-    return Outcome(
-        _erratum(fails > 0, holds == len(ns)),
+    return _erratum_outcome(
+        fails > 0, holds == len(ns),
         {"printed_fails_W=BM_for": f"{fails}/{len(ns)}", "corrected": "B[p, pt] = 1 (s_p sums its descent path, eq. 5.6)"},
+        "B[pt, p] = 1 builds Bᵀ, for which BM ≠ W; B[p, pt] = 1 (row p sums its descent path) gives W = BM.",
     )
 
 
@@ -305,9 +314,10 @@ def _err_walk(thorough: bool = False) -> Outcome:
     ns = range(2, 2049)
     printed_wrong = sum(walk(n, -1) != n.bit_length() for n in ns)
     corrected_ok = all(walk(n, +1) == n.bit_length() == fenwick_strategy(n)[:, 0].nnz for n in range(2, 300))
-    return Outcome(
-        _erratum(printed_wrong == len(ns), corrected_ok),
+    return _erratum_outcome(
+        printed_wrong == len(ns), corrected_ok,
         {"printed_walk_length_from_1": walk(100, -1), "corrected": "pt = pt + lowbit(pt): 2^(t-1) -> 2^t"},
+        "pt − lowbit(pt) walks from 1 to 0 in one step; the upward walk is pt + lowbit(pt) (2^(t−1) → 2^t).",
     )
 
 
@@ -697,8 +707,8 @@ def _err_refs(thorough: bool = False) -> Outcome:
     printed_fails = (
         facts["citations_of_alg_5.4"] > 0 and facts["definitions_of_alg_5.4"] == 0 and facts["mentions_of_matrix_L"] > 0
     )
-    return Outcome(
-        _erratum(printed_fails, ok_blocks and ok_inverse),
+    return _erratum_outcome(
+        printed_fails, ok_blocks and ok_inverse,
         {
             "read_from": origin,
             "algorithms_named": facts["algorithms_named"],
@@ -707,4 +717,5 @@ def _err_refs(thorough: bool = False) -> Outcome:
             "mentions_of_matrix_L": facts["mentions_of_matrix_L"],
             "corrected": "Alg. 5.2's M has the block structure; M M⁺ = I for M = M_N",
         },
+        "The thesis has no Algorithm 5.4 (M comes from Alg. 5.2) and no matrix L (the right inverse is of M).",
     )
