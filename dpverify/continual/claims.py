@@ -555,7 +555,8 @@ def _release_mse(thorough: bool = False) -> Outcome:
     "continual.release.privacy",
     source=Source("000", "§5.4", "eq. (5.8)-(5.9): Δ_{ΣM} ≤ 1"),
     statement="Every weighted strategy released by the library has max column ℓ1 norm of ΣM ≤ 1, so the release is ε-DP "
-    "with Lap(1/ε) on ΣMa (equivalently per-node scale 1/(ελ_i), also for the discrete sampler).",
+    "with Lap(1/ε) on ΣMa (equivalently per-node scale 1/(ελ_i)); checked on the weights a release really uses, "
+    "with M rebuilt from its definition and the column sums in exact arithmetic.",
     method="property",
     proof="continual/release_privacy.md",
 )
