@@ -110,6 +110,7 @@ def test_corrected_budget_refuted_for_alg2(monkeypatch):
     assert verdict("pca.corrected_ppca_dp_is_dp") == R
 
 
+@pytest.mark.slow
 def test_fig56_refuted_when_dp_accuracies_are_informative_and_baseline_wins(monkeypatch):
     import dpverify.pca.claims as C
 
@@ -153,6 +154,7 @@ def test_symbolic_thm5_refuted_with_the_printed_loop(monkeypatch):
     assert verdict("continual.thm5.symbolic") == R
 
 
+@pytest.mark.slow
 def test_symbolic_thm5_refuted_with_a_wrong_block_recursion(monkeypatch):
     import dpverify.continual.symbolic as S
 

@@ -25,6 +25,8 @@ Example
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
 __all__ = [
@@ -304,6 +306,7 @@ def any_n_step_holds(t: int) -> bool:
     return sp.simplify(lhs - (es[0] * sp.Integer(2) ** es[0] / 2 + r + 1)) == 0
 
 
+@functools.lru_cache(maxsize=1)
 def digit_sum_at_all_ones():
     """The digit formula at N = 2^m − 1 (e_i = m − i, i = 1..m), summed by sympy: m·2^{m−1}.
 
