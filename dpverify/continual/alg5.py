@@ -63,6 +63,12 @@ def coef_counted(k: int, m: int, alpha: np.ndarray, counter: list) -> float:
     >>> abs(lam - float(fda_weights(7)[0])) < 1e-9, c[0]   # the optimum of (5.10); two halvings of div
     (True, 2)
     """
+    m = check_positive_int(m, "m")
+    k = check_positive_int(k, "k")
+    if k > 2**m - 1:
+        raise ValueError(f"k must be <= 2^m − 1 = {2**m - 1}, got {k}")
+    if len(alpha) < m:
+        raise ValueError(f"alpha must hold α_1..α_m ({m} values), got {len(alpha)}")
     lam, kt, t, div = 1.0, k, m, 2 ** (m - 1)  # 1-2: λ ← 1, kt ← k, t ← m, div ← 2^(m−1)
     while div != kt:  # 3
         counter[0] += 1
