@@ -26,7 +26,9 @@ def test_expected_verdict(cid):
 
 
 def _clear():
-    for f in (pca_claims._thm3_evidence, pca_claims._corrected_audit, pca_claims._grid):
+    from dpverify.pca import claims_corrected
+
+    for f in (pca_claims._thm3_evidence, claims_corrected._corrected_audit, pca_claims._grid):
         f.cache_clear()
 
 
