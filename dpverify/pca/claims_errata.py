@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.claims import Outcome, Source, Verdict, claim
+from dpverify.claims import Outcome, Source, claim
 from dpverify.continual.claims_errata import printed, verdict
 
 

@@ -65,7 +65,9 @@ def test_perturbed_weights_refute_optimality_and_privacy(monkeypatch):
     real = C.fda_weights
     monkeypatch.setattr(C, "fda_weights", lambda n: real(n) * np.where(np.arange(n) % 3 == 0, 0.9, 1.0))
     assert _verdict("continual.fda.any_n") == Verdict.REFUTED
-    monkeypatch.setattr(C, "fda_weights", lambda n: real(n) * 1.001)
+    import dpverify.continual.claims_privacy as CP
+
+    monkeypatch.setattr(CP, "fda_weights", lambda n: real(n) * 1.001)
     assert _verdict("continual.release.privacy") == Verdict.REFUTED
 
 
