@@ -3,7 +3,7 @@
 Mutation score of a room's core module against its claims (run from a copy of the source tree, since
 mutmut 2 edits files in place; ``pip install dpverify[mutation]``)::
 
-    cp -r <tree> /tmp/mut && cd /tmp/mut && export PYTHONPATH=$PWD
+    cp -r <source tree> <copy> && cd <copy> && export PYTHONPATH=$PWD
     nice -n 10 python3 -m mutmut run --paths-to-mutate dpverify/primitives/additive.py \\
         --runner "python3 benchmarks/mutation_claims.py primitives." --tests-dir tests --no-progress
     python3 -m mutmut results
