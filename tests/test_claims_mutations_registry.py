@@ -154,6 +154,25 @@ def test_expmech_claims_refuted_without_the_factor_2(monkeypatch):
     assert verdict("primitives.expmech_factor2") is R
 
 
+def test_sequential_composition_refuted_if_the_accountant_ignores_the_budget(monkeypatch):
+    """Mutation found by mutmut (composition.py line 102 survived): the accountant's refusal test broken."""
+    import dpverify.primitives.composition as comp
+
+    assert verdict("primitives.sequential_composition") is H
+    real = comp.Accountant.spend
+
+    def lax(self, epsilon, label=""):  # refuses only beyond twice the budget
+        b = self.budget
+        self.budget = 2 * b
+        try:
+            real(self, epsilon, label)
+        finally:
+            self.budget = b
+
+    monkeypatch.setattr(comp.Accountant, "spend", lax)
+    assert verdict("primitives.sequential_composition") is R
+
+
 def test_sequential_composition_refuted_if_it_takes_the_max(monkeypatch):
     import dpverify.primitives.claims as P
 
