@@ -28,10 +28,13 @@ from dpverify.audit.mechanisms import (
 )
 from dpverify.audit.statistical import PatternCode, clopper_pearson_upper, epsilon_lower_bound
 from dpverify.claims import Outcome, Source, Verdict, claim
+from dpverify.claims.model import SELF_TEST
 
-DEF = Source("002", "(ϵ,δ)-差分隐私", "definition of (ε, δ)-DP")
-LAP = Source("002", "拉普拉斯机制", "M(D) = f(D) + Lap(Δf/ε)")
-EXP = Source("002", "指数机制", "exp(ε q(D, φ) / (2Δq))")
+# Claims about the auditor and the library's own (planted-bug, control) mechanisms cite the library,
+# not seed 002: the survey states the definitions, it does not make these claims.
+DEF = Source(SELF_TEST, "auditor", "(ε, δ)-DP definition applied to a library mechanism")
+LAP = Source(SELF_TEST, "auditor", "Laplace-mechanism controls and planted bugs")
+EXP = Source(SELF_TEST, "auditor", "exponential-mechanism control and planted bug")
 CONF_CONTROL = 1 - 1e-6  # controls: a false refutation has probability ≤ 1e-6 per audit
 SVT_D, SVT_DP = [0.0] * 10, [1.0] * 5 + [-1.0] * 5
 NMAX_D, NMAX_DP = [1.0] * 5, [2.0, 0.0, 0.0, 0.0, 0.0]
@@ -270,7 +273,7 @@ def _tightness01(thorough: bool = False) -> Outcome:
 
 # ----------------------------------------------------------------- floating point (Mironov 2012)
 
-_FP = Source("002", "拉普拉斯机制", "M(D) = f(D) + Lap(Δf/ε), computed in double precision")
+_FP = Source(SELF_TEST, "auditor, floating point", "Laplace mechanism computed in double precision")
 
 
 def _fp_audit(mech, thorough):

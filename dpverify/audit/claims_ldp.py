@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from dpverify.claims.model import SELF_TEST
 from dpverify.claims import Outcome, Source, Verdict, claim
 
 
@@ -26,7 +27,7 @@ def _brute(P, E, per_output: bool):
 
 @claim(
     "audit.ldp.checker",
-    source=Source("003", "§2", "(ε,δ)-DP of a design matrix"),
+    source=Source(SELF_TEST, "exact LDP checker", "(ε,δ)-LDP of a design matrix as seed 003 §2 defines it"),
     statement="The exact LDP checker's tight δ equals the brute-force maximum of P(S|i1) − e^ε P(S|i2) over all "
     "input pairs and output sets S (standard) or single outputs (per-output), and its smallest ε is tight.",
     method="property",

@@ -24,7 +24,6 @@ from dpverify.continual.fenwick import (
     fenwick_recombination,
     fenwick_strategy,
     popcount,
-    strategy_column_sums,
 )
 
 _V = Verdict
@@ -38,6 +37,13 @@ def _erratum(printed_fails: bool, corrected_holds: bool) -> Verdict:
     if not corrected_holds:
         return _V.REFUTED
     return _V.ERRATUM if printed_fails else _V.HOLDS
+
+
+def _erratum_outcome(printed_fails: bool, corrected_holds: bool, evidence: dict, why: str) -> Outcome:
+    """An erratum check's outcome with its one-sentence summary (``why`` explains the erratum)."""
+    v = _erratum(printed_fails, corrected_holds)
+    summary = {_V.ERRATUM: why, _V.REFUTED: "The corrected statement fails as well.", _V.HOLDS: ""}[v]
+    return Outcome(v, evidence, summary=summary)
 
 
 def _tril(n: int) -> np.ndarray:
@@ -259,9 +265,10 @@ def _err_loop(thorough: bool = False) -> Outcome:
         np.array_equal(build(n, True), fenwick_strategy(n).toarray()) and abs(np.linalg.det(build(n, True)) - 1) < 1e-9
         for n in ns
     )
-    return Outcome(
-        _erratum(len(printed_singular) > 0, corrected_ok),
+    return _erratum_outcome(
+        len(printed_singular) > 0, corrected_ok,
         {"printed_singular_for_n": f"{len(printed_singular)}/{len(ns)}", "corrected": "while pt <= N: det M = 1"},
+        "With `while pt < N` the entry M[N, N] is never set and M is singular; `while pt ≤ N` gives det M = 1.",
     )
 
 
@@ -281,9 +288,10 @@ def _err_b(thorough: bool = False) -> Outcome:
         printed = B.T  # B[pt, p] instead of B[p, pt]
         fails += abs(printed @ M - sp.csr_matrix(_tril(n))).sum() > 0
         holds += abs(B @ M - sp.csr_matrix(_tril(n))).sum() == 0
-    return Outcome(
-        _erratum(fails > 0, holds == len(ns)),
+    return _erratum_outcome(
+        fails > 0, holds == len(ns),
         {"printed_fails_W=BM_for": f"{fails}/{len(ns)}", "corrected": "B[p, pt] = 1 (s_p sums its descent path, eq. 5.6)"},
+        "B[pt, p] = 1 builds Bᵀ, for which BM ≠ W; B[p, pt] = 1 (row p sums its descent path) gives W = BM.",
     )
 
 
@@ -305,30 +313,17 @@ def _err_walk(thorough: bool = False) -> Outcome:
     ns = range(2, 2049)
     printed_wrong = sum(walk(n, -1) != n.bit_length() for n in ns)
     corrected_ok = all(walk(n, +1) == n.bit_length() == fenwick_strategy(n)[:, 0].nnz for n in range(2, 300))
-    return Outcome(
-        _erratum(printed_wrong == len(ns), corrected_ok),
+    return _erratum_outcome(
+        printed_wrong == len(ns), corrected_ok,
         {"printed_walk_length_from_1": walk(100, -1), "corrected": "pt = pt + lowbit(pt): 2^(t-1) -> 2^t"},
+        "pt − lowbit(pt) walks from 1 to 0 in one step; the upward walk is pt + lowbit(pt) (2^(t−1) → 2^t).",
     )
 
 
-@claim(
-    "continual.erratum.thm5_1_floor",
-    source=Source("000", "§5.3", "proof of Thm 5.1"),
-    statement="The proof of Thm 5.1 concludes 2^(t−1) ≤ N ⇒ t ≤ log₂N + 1 and counts log₂N + 1 updates of column 1.",
-    method="exact computation",
-    expected="erratum",
-)
-def _err_floor(thorough: bool = False) -> Outcome:
-    ns = np.arange(1, 2**12 + 1)
-    col1 = np.array([fenwick_strategy(int(n))[:, 0].nnz for n in ns[:300]])
-    printed = np.log2(ns[:300]) + 1
-    printed_fails = int(np.sum(np.abs(col1 - printed) > 1e-9))  # fails unless N is a power of two
-    powers = int(np.sum((ns[:300] & (ns[:300] - 1)) == 0))
-    corrected_ok = bool(np.array_equal(col1, np.floor(np.log2(ns[:300])).astype(int) + 1))
-    return Outcome(
-        _erratum(printed_fails == 300 - powers, corrected_ok),
-        {"printed_count_wrong_for": f"{printed_fails}/300 (all N not a power of 2)", "corrected": "t ≤ ⌊log₂N⌋ + 1"},
-    )
+# The former claim "continual.erratum.thm5_1_floor" is withdrawn: the proof's implication
+# 2^(t−1) ≤ N ⇒ t ≤ log₂N + 1 is true as printed, and its count " log2N +1" carries the same stripped floor
+# as the theorem statement (004 prints "?lb N ? +1"), which dpverify reads as ⌊log₂N⌋ + 1.  The floor
+# reading is checked by continual.thm5.1 and continual.thm5.symbolic.
 
 
 # ---------------------------------------------------------------- FDA (§5.4 / 004 §4.3)
@@ -556,29 +551,7 @@ def _release_mse(thorough: bool = False) -> Outcome:
     return Outcome(_holds(ok), {"z_scores": zs, "reps": reps, "seed": seed, "n": n})
 
 
-@claim(
-    "continual.release.privacy",
-    source=Source("000", "§5.4", "eq. (5.8)-(5.9): Δ_{ΣM} ≤ 1"),
-    statement="Every weighted strategy released by the library has max column ℓ1 norm of ΣM ≤ 1, so the release is ε-DP "
-    "with Lap(1/ε) on ΣMa (equivalently per-node scale 1/(ελ_i), also for the discrete sampler).",
-    method="property",
-    proof="continual/release_privacy.md",
-)
-def _privacy(thorough: bool = False) -> Outcome:
-    from dpverify.continual import strategy
-
-    rng = np.random.default_rng(7)
-    ns = [1, 2, 3] + list(rng.integers(4, 2000, size=30 if thorough else 8))
-    worst = 0.0
-    for n in ns:
-        for method in ("naive", "fenwick", "fda"):
-            R, A = strategy(int(n), method)
-            worst = max(worst, float(abs(A).sum(axis=0).max()))
-    big = max(float(strategy_column_sums(fda_weights(int(n))).max()) for n in (2**20 - 1, 10**6 + 7))
-    # the check can fail: 1% heavier weights exceed the budget
-    broken = float(strategy_column_sums(1.01 * fda_weights(255)).max())
-    ok = worst <= 1.0 and big <= 1.0 and broken > 1.0
-    return Outcome(_holds(ok), {"max_column_l1": worst, "max_column_l1_large_n": big, "broken_strategy_l1": broken})
+# continual.release.privacy is in claims_privacy.py.
 
 
 def reference_facts(text: str) -> dict:
@@ -652,8 +625,8 @@ def _err_refs(thorough: bool = False) -> Outcome:
     printed_fails = (
         facts["citations_of_alg_5.4"] > 0 and facts["definitions_of_alg_5.4"] == 0 and facts["mentions_of_matrix_L"] > 0
     )
-    return Outcome(
-        _erratum(printed_fails, ok_blocks and ok_inverse),
+    return _erratum_outcome(
+        printed_fails, ok_blocks and ok_inverse,
         {
             "read_from": origin,
             "algorithms_named": facts["algorithms_named"],
@@ -662,4 +635,5 @@ def _err_refs(thorough: bool = False) -> Outcome:
             "mentions_of_matrix_L": facts["mentions_of_matrix_L"],
             "corrected": "Alg. 5.2's M has the block structure; M M⁺ = I for M = M_N",
         },
+        "The thesis has no Algorithm 5.4 (M comes from Alg. 5.2) and no matrix L (the right inverse is of M).",
     )

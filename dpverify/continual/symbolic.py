@@ -7,7 +7,10 @@ Every function returns sympy objects derived here, not typed in:
 - :func:`err_recursion` -- err_m = h(α*) simplified in err_{m-1} ("eq. 20");
 - :func:`popcount_sum_closed_form` -- Σ_{p=1}^{2^m-1} popcount(p);
 - :func:`err_org_recursion` -- the unoptimised error ("eq. 21") and its closed form;
-- :func:`ratio_sequence` -- err_org/err_FDA (Fig. 1) evaluated exactly from the two recursions.
+- :func:`ratio_sequence` -- err_org/err_FDA (Fig. 1) evaluated exactly from the two recursions;
+- :func:`fenwick_recurrences` -- Thms 5.1/5.2: ‖M‖₁ and trace(BᵀB) from the block recursions (5.12, 5.13)
+  by ``rsolve``; :func:`popcount_prefix_sum_digits` -- Σ popcount(p) for any N from its binary digits
+  (``proofs/continual/thm5_symbolic.md``).
 
 Derivation document: ``proofs/continual/fda_derivation.md``.
 
@@ -22,6 +25,8 @@ Example
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
 __all__ = [
@@ -33,6 +38,12 @@ __all__ = [
     "err_org_closed_form",
     "ratio_sequence",
     "lambda_expression",
+    "block_strategy",
+    "block_recombination",
+    "fenwick_recurrences",
+    "popcount_prefix_sum_digits",
+    "any_n_step_holds",
+    "digit_sum_at_all_ones",
 ]
 
 alpha = sp.Symbol("alpha", positive=True)
@@ -189,3 +200,122 @@ def ratio_sequence(m_max: int, prec: int = 50) -> list:
             e = step(e, m)
             out.append(sp.Float(org(m) / e, prec))
     return out
+
+
+# ---------------------------------------------------------------- Thms 5.1 and 5.2 from the block recursions
+
+
+def block_strategy(M_prev):
+    """M_{2^m−1} from M_{2^{m−1}−1} by (5.13): diag blocks M_prev, middle row of ones left of the diagonal.
+
+    Example
+    -------
+    >>> import scipy.sparse as sp_
+    >>> block_strategy(sp_.csr_matrix([[1.0]])).toarray().astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [0, 0, 1]]
+    """
+    import scipy.sparse as sps
+
+    h = M_prev.shape[0]
+    ones = sps.csr_matrix(([1.0] * (h + 1), ([0] * (h + 1), list(range(h + 1)))), shape=(1, 2 * h + 1))
+    top = sps.hstack([M_prev, sps.csr_matrix((h, h + 1))])
+    bottom = sps.hstack([sps.csr_matrix((h, h + 1)), M_prev])
+    return sps.vstack([top, ones, bottom]).tocsr()  # (5.13)
+
+
+def block_recombination(B_prev):
+    """B_{2^m−1} from B_{2^{m−1}−1} by (5.12): diag blocks B_prev, the middle column all ones from row 2^{m−1} down.
+
+    Example
+    -------
+    >>> import scipy.sparse as sp_
+    >>> block_recombination(sp_.csr_matrix([[1.0]])).toarray().astype(int).tolist()
+    [[1, 0, 0], [0, 1, 0], [0, 1, 1]]
+    """
+    import scipy.sparse as sps
+
+    h = B_prev.shape[0]
+    mid = sps.csr_matrix(([1.0] * (h + 1), (list(range(h + 1)), [0] * (h + 1))), shape=(h + 1, 1))
+    top = sps.hstack([B_prev, sps.csr_matrix((h, h + 1))])
+    bottom = sps.hstack([sps.csr_matrix((h + 1, h)), mid, sps.vstack([sps.csr_matrix((1, h)), B_prev])])
+    return sps.vstack([top, bottom]).tocsr()  # (5.12)
+
+
+def fenwick_recurrences(m_probe: int = 6) -> dict:
+    """Recurrences for ‖M‖₁ (first column) and trace(BᵀB) read off the block recursions, solved by ``rsolve``.
+
+    The increments c(m) − c(m−1) and T(m) − 2T(m−1) are measured on the block matrices of
+    :func:`block_strategy` / :func:`block_recombination` for m = 2..m_probe and must be 1 and 2^{m−1};
+    then c(m) = c(m−1) + 1, c(1) = 1 and T(m) = 2T(m−1) + 2^{m−1}, T(0) = 0 are solved symbolically.
+
+    Example
+    -------
+    >>> r = fenwick_recurrences(4)
+    >>> r["col1_norm"], r["trace_BtB"], r["total_mse"]
+    (m, 2**(m - 1)*m, 2**m*m**3/epsilon**2)
+    """
+    import scipy.sparse as sps
+
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    eps = sp.Symbol("epsilon", positive=True)
+    M = B = sps.csr_matrix([[1.0]])
+    col_inc, tr_inc = set(), set()
+    for k in range(2, m_probe + 1):
+        M2, B2 = block_strategy(M), block_recombination(B)
+        col_inc.add(int(M2[:, 0].sum() - M[:, 0].sum()))
+        tr_inc.add(int(B2.multiply(B2).sum() - 2 * B.multiply(B).sum()) - 2 ** (k - 1))  # 0 iff T = 2T' + 2^{k−1}
+        M, B = M2, B2
+    if len(col_inc) != 1 or tr_inc != {0}:
+        raise ArithmeticError(f"block recursions give non-constant increments: {col_inc}, {tr_inc}")
+    c, T = sp.Function("c"), sp.Function("T")
+    col = sp.simplify(sp.rsolve(c(m) - c(m - 1) - col_inc.pop(), c(m), {c(1): 1}))
+    tr = sp.simplify(sp.rsolve(T(m) - 2 * T(m - 1) - 2 ** (m - 1), T(m), {T(0): 0}))
+    return {"m": m, "col1_norm": col, "trace_BtB": tr, "total_mse": sp.simplify(2 / eps**2 * col**2 * tr)}
+
+
+def popcount_prefix_sum_digits(exponents):
+    """Σ_{p=1}^{N} popcount(p) for N = Σ_i 2^{e_i} (e_1 > e_2 > …): Σ_i e_i 2^{e_i−1} + (i−1) 2^{e_i} + 1.
+
+    From S(N) = e_1 2^{e_1−1} + (r + 1) + S(r), r = N − 2^{e_1} (numbers below 2^{e_1}, then the leading bit
+    of the r + 1 numbers 2^{e_1}..N, then their lower bits); works on integers or sympy symbols.
+
+    Example
+    -------
+    >>> popcount_prefix_sum_digits([3, 1]), sum(bin(p).count("1") for p in range(1, 11))
+    (17, 17)
+    """
+    if all(isinstance(e, int) for e in exponents):  # plain integers: exact and fast
+        return sum(e * 2**e // 2 + i * 2**e + 1 for i, e in enumerate(exponents))
+    tot = 0
+    for i, e in enumerate(exponents):
+        tot += e * sp.Integer(2) ** e / 2 + i * sp.Integer(2) ** e + 1
+    return sp.simplify(tot)
+
+
+def any_n_step_holds(t: int) -> bool:
+    """The digit formula satisfies S(N) − S(r) = e_1 2^{e_1−1} + r + 1 symbolically for t binary digits.
+
+    Example
+    -------
+    >>> any_n_step_holds(3)
+    True
+    """
+    es = sp.symbols(f"e1:{t + 1}", integer=True, nonnegative=True)
+    r = sum(sp.Integer(2) ** e for e in es[1:])
+    lhs = popcount_prefix_sum_digits(list(es)) - popcount_prefix_sum_digits(list(es[1:]))
+    return sp.simplify(lhs - (es[0] * sp.Integer(2) ** es[0] / 2 + r + 1)) == 0
+
+
+@functools.lru_cache(maxsize=1)
+def digit_sum_at_all_ones():
+    """The digit formula at N = 2^m − 1 (e_i = m − i, i = 1..m), summed by sympy: m·2^{m−1}.
+
+    Example
+    -------
+    >>> digit_sum_at_all_ones()
+    2**(m - 1)*m
+    """
+    m = sp.Symbol("m", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True, positive=True)
+    e = m - i
+    return sp.simplify(sp.summation(e * sp.Integer(2) ** e / 2 + (i - 1) * sp.Integer(2) ** e + 1, (i, 1, m)))

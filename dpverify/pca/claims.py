@@ -264,52 +264,7 @@ def _thm3_sens(thorough: bool = False) -> Outcome:
         "why": "U_k and E X are data-dependent; the argument bounds one row with U fixed"})
 
 
-@functools.lru_cache(maxsize=2)
-def _corrected_audit(thorough: bool) -> dict:
-    from dpverify.audit import epsilon_lower_bound
-    from dpverify.pca import CorrectedPPCADP
-    from dpverify.pca.thm3 import degenerate_pair, flip_pair, gaussian_pair, output_coordinate
-
-    eps = 1.0
-    box = (np.zeros(2), np.ones(2))
-    mech = CorrectedPPCADP(k=1, epsilon=eps, bounds=box)
-    samples = 400_000 if thorough else 20_000
-    out = {"epsilon_claimed": eps, "samples": samples, "confidence": 0.99, "seed": _AUDIT_SEED}
-    pairs = {"gaussian_pair": gaussian_pair(), "degenerate_pair": degenerate_pair(), "flip_pair": flip_pair(3)}
-    for name, (D, Dp) in pairs.items():
-        for col in (0, 1):
-            r = epsilon_lower_bound(output_coordinate(mech, 0, col), D, Dp, samples=samples,
-                                    confidence=0.99, rng=_AUDIT_SEED)
-            out[f"{name}_col{col}_eps_lb"] = float(r.epsilon)
-    return out
-
-
-@claim("pca.corrected_ppca_dp_is_dp", source=Source(SEED, "§2.2", "Thm 3 (corrected algorithm)"),
-       statement="The corrected PPCA-DP (public bounds; Laplace noise on the mean, on the second-moment "
-                 "matrix and on the scores; ε split between them) satisfies ε-differential privacy.",
-       method="audit", expected="holds", proof="pca/corrected_ppca_dp.md")
-def _corrected(thorough: bool = False) -> Outcome:
-    from dpverify.pca.ppca import fit_ppca
-
-    ev = dict(_corrected_audit(thorough))
-    worst = max(v for key, v in ev.items() if key.endswith("_eps_lb"))
-    # the sensitivities the proof relies on, checked on random neighbours in [0,1]^p
-    rng = np.random.default_rng(3)
-    p, k = 6, 3
-    U = fit_ppca(rng.uniform(size=(50, p)), k).U_k
-    x, xp = rng.integers(0, 2, size=(2, 20000, p)).astype(float)  # vertices attain the maxima
-    s_mean = float(np.abs(x - xp).sum(axis=1).max())
-    iu = np.triu_indices(p)
-    s_mom = float(np.abs(np.einsum("ni,nj->nij", x, x) - np.einsum("ni,nj->nij", xp, xp))[:, iu[0], iu[1]]
-                  .sum(axis=1).max())
-    s_score = float(np.abs((x - xp) @ U).sum(axis=1).max())
-    sens_ok = s_mean <= p + 1e-12 and s_mom <= p * (p + 1) / 2 + 1e-12 and s_score <= math.sqrt(k * p) + 1e-12
-    ev.update({"max_eps_lower_bound": worst, "sens_mean_seen_vs_bound": [s_mean, p],
-               "sens_moments_seen_vs_bound": [s_mom, p * (p + 1) / 2],
-               "sens_scores_seen_vs_bound": [s_score, math.sqrt(k * p)]})
-    if worst > ev["epsilon_claimed"] or not sens_ok:
-        return Outcome(Verdict.REFUTED, ev)
-    return Outcome(Verdict.HOLDS, ev)
+# The corrected PPCA-DP (white-box budget and audit) is in claims_corrected.py.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,22 +397,41 @@ def _fig56_ppca(thorough: bool = False) -> Outcome:
 @claim("pca.fig5_6_dp_svm", source=Source(SEED, "§3.3", "Figs. 5-6"),
        statement="At the same ε, PPCA-DP's SVM accuracy is slightly higher than PCA-based PPDP's, and "
                  "both fall as k grows.",
-       method="simulation", expected="refuted")
+       method="simulation", expected="inconclusive")
 def _fig56_dp(thorough: bool = False) -> Outcome:
     ev, higher, falls = {}, True, True
+    from dpverify.pca.evaluate import load_split
+
+    degenerate = True  # every DP accuracy equals the majority-class rate: the SVM predicts one class
     for d, (rows, setup) in _both(thorough).items():
         a, b = _table(rows, "ppca-dp", "acc_mean"), _table(rows, "pca-ppdp", "acc_mean")
+        yt = load_split(d)[3]
+        maj = float(max(yt.mean(), 1 - yt.mean()))
         for e in _EPS:
             va, vb = [v for _, v in a[e]], [v for _, v in b[e]]
             higher &= float(np.mean(va)) > float(np.mean(vb))
             falls &= va[-1] < va[0] - 0.005 and vb[-1] < vb[0] - 0.005
-        ev[d] = {"ppcadp_acc_eps1_by_k": [round(v, 4) for _, v in a[1.0]],
-                 "baseline_acc_eps1_by_k": [round(v, 4) for _, v in b[1.0]], "setup": setup}
-        ev[d]["majority_class_rate_test"] = None
-    from dpverify.pca.evaluate import load_split
+            acc = np.array(va + vb)
+            # near-constant predictor: every DP accuracy at the majority rate (the quick grid tests on a
+            # 4000-row subsample, whose own majority rate is within ±0.01), all within 12 of 4000 predictions
+            degenerate &= bool(np.all(np.abs(acc - maj) < 0.01) and np.ptp(acc) <= 0.003)
+        dp_acc = [v for t in (a, b) for e in _EPS for _, v in t[e]]
+        ev[d] = {"dp_accuracy_range": [round(min(dp_acc), 4), round(max(dp_acc), 4)],"ppcadp_acc_eps1_by_k": [round(v, 4) for _, v in a[1.0]],
+                 "baseline_acc_eps1_by_k": [round(v, 4) for _, v in b[1.0]], "setup": setup,
+                 "majority_class_rate_test": round(maj, 4)}
+    ev.update({"ppcadp_higher_at_every_eps": bool(higher), "both_fall_with_k": bool(falls),
+               "every_dp_accuracy_is_the_majority_rate": degenerate})
+    if thorough:  # other readings of the lost noise scale of eq. (16): Δ = m·√(kp)
+        from dpverify.pca.claims_statements import svm_noise_sweep
 
-    for d in ("adult", "magic"):
-        yt = load_split(d)[3]
-        ev[d]["majority_class_rate_test"] = round(float(max(yt.mean(), 1 - yt.mean())), 4)
-    ev.update({"ppcadp_higher_at_every_eps": bool(higher), "both_fall_with_k": bool(falls)})
-    return Outcome(Verdict.HOLDS if (higher and falls) else Verdict.REFUTED, ev)
+        ev["noise_scale_sweep_eps1"] = {d: svm_noise_sweep(d, multipliers=(1.0, 0.1, 0.01, 0.001)) for d in ("adult", "magic")}
+    if degenerate:
+        rates = ", ".join(f"{d.capitalize()} {ev[d]['majority_class_rate_test']}" for d in ("adult", "magic"))
+        return Outcome(Verdict.INCONCLUSIVE, ev, summary=(
+            f"not reproduced: every DP accuracy equals the majority-class rate ({rates}), so the SVM predicts one "
+            "class and the figure's ordering can be neither confirmed nor refuted on these data."))
+    if higher and falls:
+        return Outcome(Verdict.HOLDS, ev)
+    return Outcome(Verdict.REFUTED, ev, summary=(
+        "With informative DP accuracies, " + ("PPCA-DP is not higher at every ε" if not higher else
+                                              "the accuracies do not fall with k") + "."))

@@ -13,6 +13,7 @@ import sympy as sp
 
 from dpverify.audit.exact import max_privacy_loss
 from dpverify.claims import Outcome, Source, Verdict, claim
+from dpverify.claims.model import SELF_TEST
 from dpverify.primitives.composition import Accountant, BudgetExceeded, parallel_epsilon, product_law, sequential_epsilon
 from dpverify.primitives.exponential import exponential_probabilities
 from dpverify.primitives.additive import laplace_mechanism, laplace_scale
@@ -24,6 +25,9 @@ S_EXP = Source("002", "指数机制", "return φ ∝ exp(ε q(D,φ) / (2Δq))")
 S_SEQ = Source("002", "ϵ:隐私预算 — 顺序组成", "sequential composition m·ε")
 S_PAR = Source("002", "ϵ:隐私预算 — 并行组成", "parallel composition max ε_i")
 S_USE = Source("002", "(α,β)可用性", "Pr(max_f |F(D) − F̂(D)| ≤ α) > 1 − β")
+# the library's own discrete mechanisms: seed 002 mentions neither (its Laplace section is continuous)
+S_GEO = Source(SELF_TEST, "library mechanism", "two-sided geometric (discrete Laplace) noise")
+S_KRR = Source(SELF_TEST, "library mechanism", "k-ary randomized response")
 S_INT = Source("002", "差分隐私在数据发布中的应用", "interactive vs non-interactive example (f1, f2)")
 
 
@@ -164,9 +168,39 @@ def _sequential(thorough: bool = False) -> Outcome:
         worst = max(worst, comp / sequential_epsilon(each))
         # tightness: the loss of the product is the sum of the losses (one ordered direction)
         gap = max(gap, abs(max_privacy_loss(P, Q) - sum(max_privacy_loss(p, q) for p, q in pairs)))
-    ok = worst <= 1 + 1e-9 and gap < 1e-9
-    return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED,
-                   {"max_composed_eps_over_sum_eps_i": worst, "max|loss(P,Q) − Σ loss_i|": gap, "seed": 4})
+    # the library's budget accountant applies the theorem: spending ε_1..ε_m succeeds iff Σ ε_i ≤ budget
+    acc_bad = 0
+    for _ in range(200):
+        eps_list = [float(x) for x in rnd.uniform(0.05, 0.6, size=int(rnd.integers(1, 6)))]
+        budget = float(rnd.uniform(0.2, 2.0))
+        acc, refused_at = Accountant(budget), None
+        for i, e in enumerate(eps_list):
+            try:
+                acc.spend(e, f"M{i}")
+            except BudgetExceeded:
+                refused_at = i
+                break
+        partial = np.cumsum(eps_list)
+        first_over = next((i for i, s in enumerate(partial) if s > budget * (1 + 1e-12)), None)
+        acc_bad += refused_at != first_over or (refused_at is None and abs(acc.spent - partial[-1]) > 1e-12)
+    # at the boundary Σ ε_i = budget the composition is exactly budget-DP: the accountant must accept,
+    # also when the float sum rounds above the budget (0.1 + 0.2 + 0.7 = 1 + 2⁻⁵²)
+    for budget, eps_list in ((1.0, [0.5, 0.5]), (1.0, [0.1, 0.2, 0.7]), (0.3, [0.1, 0.2])):
+        acc = Accountant(budget)
+        try:
+            for e in eps_list:
+                acc.spend(e)
+        except BudgetExceeded:
+            acc_bad += 1
+    ok = worst <= 1 + 1e-9 and gap < 1e-9 and acc_bad == 0
+    ev = {"max_composed_eps_over_sum_eps_i": worst, "max|loss(P,Q) − Σ loss_i|": gap,
+          "accountant_disagreements_(of_200_random_and_3_boundary)": int(acc_bad), "seed": 4}
+    if ok:
+        return Outcome(Verdict.HOLDS, ev)
+    return Outcome(Verdict.REFUTED, ev, summary=(
+        "The composed mechanism loses more than Σ ε_i" if worst > 1 + 1e-9 else
+        "The loss of the product is not the sum of the losses" if gap >= 1e-9 else
+        "The budget accountant refuses or accepts spending contrary to Σ ε_i ≤ budget") + ".")
 
 
 @claim("primitives.parallel_composition", source=S_PAR, method="exact computation", expected="holds",
@@ -198,9 +232,9 @@ def _parallel(thorough: bool = False) -> Outcome:
                    {"max|composed_eps − max_i eps_i|": worst, "accountant_refused_overspend": refused, "seed": 5})
 
 
-@claim("primitives.usefulness_laplace", source=S_USE, method="symbolic", expected="holds",
+@claim("primitives.usefulness_laplace", source=S_USE, method="symbolic", expected="erratum",
        statement="m answers with Lap(Δf/ε) noise are (α, β)-useful for α = (Δf/ε)·ln(m/β) "
-                 "(Laplace tail + union bound); confirmed by simulation",
+                 "(Laplace tail + union bound), i.e. Pr(max_f |F(D) − F̂(D)| ≤ α) > 1 − β (strict, as printed)",
        proof="primitives/usefulness.md")
 def _usefulness(thorough: bool = False) -> Outcome:
     x, a, bsym, beta, m = sp.symbols("x alpha b beta m", positive=True)
@@ -209,8 +243,13 @@ def _usefulness(thorough: bool = False) -> Outcome:
     derived = sp.simplify(alpha_sol[0])
     expected_form = bsym * sp.log(m / beta)
     sym_ok = sp.simplify(sp.expand_log(derived - expected_form, force=True)) == 0
+    # exact failure probability of m independent answers at that α: 1 − (1 − e^{−α/b})^m
+    fail_m = 1 - (1 - sp.exp(-derived / bsym)) ** m
+    fail_1 = sp.simplify(fail_m.subs(m, 1))  # = β exactly: Pr(max ≤ α) = 1 − β, not > 1 − β
+    m1_equality = sp.simplify(fail_1 - beta) == 0
     rows = []
     ok = sym_ok
+    strict_m_ge_2 = True
     for (df, eps, mm, bb) in [(1.0, 1.0, 10, 0.05), (2.0, 0.5, 100, 0.01), (1.0, 0.1, 1, 0.1), (1.0, 2.0, 3, 0.2)]:
         al = laplace_alpha(df, eps, mm, bb)
         sym_val = float(derived.subs({bsym: df / eps, m: mm, beta: bb}))
@@ -219,12 +258,30 @@ def _usefulness(thorough: bool = False) -> Outcome:
         sim = simulate_failure_probability(al, df, eps, mm, trials, rng=6)
         # simulation vs exact: |sim − exact| within 5.3 binomial sd (two-sided false alarm ≈ 1e-7)
         sd = math.sqrt(exact * (1 - exact) / trials)
-        ok = ok and abs(al - sym_val) < 1e-9 * max(1, al) and exact <= bb + 1e-12 and abs(sim - exact) <= 5.3 * sd
+        # corrected statement (≥ 1 − β): failure ≤ β for every m, simulation agreeing with the exact law
+        ok = ok and abs(al - sym_val) < 1e-9 * max(1, al) and exact <= bb * (1 + 1e-12) and abs(sim - exact) <= 5.3 * sd
+        if mm >= 2:
+            strict_m_ge_2 = strict_m_ge_2 and exact < bb
         rows.append([df, eps, mm, bb, round(al, 6), exact, sim])
-    return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED,
-                   {"tail": tail, "alpha": derived, "cases[Δf, ε, m, β, α, exact_fail, sim_fail]": rows,
-                    "note": "m = 1 gives exact failure = β, i.e. Pr(max ≤ α) = 1 − β: the strict '>' needs m ≥ 2",
-                    "seed": 6})
+    # the strict '>' for m ≥ 2: 1 − (1 − β/m)^m < β (Bernoulli); symbolically at m = 2 the gap is β²/4
+    gap2 = sp.factor(sp.simplify(beta - fail_m.subs(m, 2)))
+    ok = ok and strict_m_ge_2 and sp.simplify(gap2 - beta**2 / 4) == 0
+    if not ok:
+        verdict = Verdict.REFUTED
+        summary = "The union-bound α fails even the corrected bound Pr(max ≤ α) ≥ 1 − β."
+    elif m1_equality:
+        verdict = Verdict.ERRATUM
+        summary = ("For m = 1, Pr(|Lap(b)| ≤ b·ln(1/β)) = 1 − β exactly, so the printed strict '> 1 − β' fails; "
+                   "the corrected '≥ 1 − β' holds for every m (strict for m ≥ 2).")
+    else:
+        verdict = Verdict.HOLDS
+        summary = "The failure probability stays strictly below β for every m checked."
+    return Outcome(verdict,
+                   {"tail": tail, "alpha": derived, "failure_probability_m=1": fail_1,
+                    "m=1_equality_(printed_strict_>_fails)": m1_equality, "beta_minus_failure_m=2": gap2,
+                    "cases[Δf, ε, m, β, α, exact_fail, sim_fail]": rows,
+                    "corrected": "Pr(max_f |F(D) − F̂(D)| ≤ α) ≥ 1 − β for α = (Δf/ε)·ln(m/β); strict for m ≥ 2",
+                    "seed": 6}, summary=summary)
 
 
 @claim("primitives.interactive_example", source=S_INT, method="symbolic", expected="erratum",
@@ -239,7 +296,7 @@ def _interactive(thorough: bool = False) -> Outcome:
     sens_pair = l1_sensitivity(A)
     sens_f2 = l1_sensitivity(A[1:])
     var_int = sp.simplify(var(1 / eps) + var(2 / eps))
-    var_non = sp.simplify(2 * var(2 / eps))
+    var_non = sp.simplify(2 * var(sp.Integer(int(sens_pair)) / eps))
     # privacy actually spent by the interactive scheme: a person aged 40–59 moves both answers by 1
     x1, x2 = sp.symbols("x1 x2", real=True)
     loss = (sp.Abs(x1 - 1) - sp.Abs(x1)) * eps + (sp.Abs(x2 - 1) - sp.Abs(x2)) * eps / 2
@@ -252,13 +309,25 @@ def _interactive(thorough: bool = False) -> Outcome:
     f = var(1 / e1) + var(1 / (eps - e1))  # f1, f2 each of sensitivity 1, split ε = e1 + (ε − e1)
     e1_opt = [r for r in sp.solve(sp.diff(f, e1), e1) if r.is_positive and sp.simplify(r - eps).is_negative]
     int_opt = sp.simplify(f.subs(e1, e1_opt[0]))
-    non_at_spent = sp.simplify(2 * var(2 / spent_int))
+    non_at_spent = sp.simplify(2 * var(sp.Integer(int(sens_pair)) / spent_int))
     methods_agree = abs(num_sup - float(spent_int.subs(eps, 1))) < 1e-9
     holds_as_printed = sens_f2 == 2 and sp.simplify(spent_int - eps) == 0
+    # corrected statement: at the privacy the printed scheme really spends, the non-interactive release
+    # (scale = pair sensitivity / spent) has less variance, and the best interactive split ties with it
+    corrected_ok = bool((non_at_spent - var_int).subs(eps, 1) < 0) and sp.simplify(int_opt - var_non) == 0
     if not methods_agree:
         verdict = Verdict.INCONCLUSIVE
+        summary = "The symbolic and grid computations of the privacy spent disagree."
+    elif holds_as_printed:
+        verdict = Verdict.HOLDS
+        summary = "f2 alone has sensitivity 2 and the interactive scheme spends exactly ε, as printed."
+    elif corrected_ok:
+        verdict = Verdict.ERRATUM
+        summary = (f"f2 alone has sensitivity {sens_f2:g}, not 2, and the printed interactive scheme spends {spent_int}; "
+                   "at matched privacy the non-interactive release is not worse.")
     else:
-        verdict = Verdict.HOLDS if holds_as_printed else Verdict.ERRATUM
+        verdict = Verdict.REFUTED
+        summary = "Neither the printed comparison nor the corrected one (at matched privacy) holds."
     return Outcome(verdict, {
         "sensitivity_f2_alone": sens_f2, "sensitivity_pair_f1_f2": sens_pair,
         "var_interactive_as_printed": var_int, "var_noninteractive": var_non,
@@ -269,10 +338,10 @@ def _interactive(thorough: bool = False) -> Outcome:
                      f"at that privacy the non-interactive release has total variance {non_at_spent} < {var_int}; "
                      f"the best interactive split of a total ε has variance {int_opt}, the same as non-interactive "
                      f"{var_non}",
-    })
+    }, summary=summary)
 
 
-@claim("primitives.geometric_dp", source=S_LAP, method="exact computation", expected="holds",
+@claim("primitives.geometric_dp", source=S_GEO, method="exact computation", expected="holds",
        statement="For integer queries, f(D) + two-sided geometric noise P(k) ∝ exp(−ε|k|/Δf) is ε-DP "
                  "(the discrete analogue of the Laplace mechanism)",
        proof="primitives/laplace_dp.md")
@@ -314,7 +383,7 @@ def _geometric(thorough: bool = False) -> Outcome:
                     "sampler_chi2_pvalue": pval, "seed": 8, "false_alarm": "1e-6 (sampler test)"})
 
 
-@claim("primitives.krr_dp", source=S_LAP, method="exact computation", expected="holds",
+@claim("primitives.krr_dp", source=S_KRR, method="exact computation", expected="holds",
        statement="k-ary randomized response (keep with probability e^ε/(e^ε + k − 1)) is ε-DP, and tight",
        proof="primitives/composition.md")
 def _krr(thorough: bool = False) -> Outcome:

@@ -26,7 +26,9 @@ def test_expected_verdict(cid):
 
 
 def _clear():
-    for f in (pca_claims._thm3_evidence, pca_claims._corrected_audit, pca_claims._grid):
+    from dpverify.pca import claims_corrected
+
+    for f in (pca_claims._thm3_evidence, claims_corrected._corrected_audit, pca_claims._grid):
         f.cache_clear()
 
 
@@ -59,7 +61,7 @@ def test_corrected_claim_refutes_alg2(monkeypatch):
     monkeypatch.setattr(pca, "CorrectedPPCADP", lambda k, epsilon, bounds: pca.PPCADP(k, epsilon))
     _clear()
     try:
-        out = get_claim("pca.corrected_ppca_dp_is_dp").check()
+        out = get_claim("pca.corrected_ppca_dp_audit").check()
     finally:
         _clear()
     assert out.verdict == Verdict.REFUTED and out.evidence["max_eps_lower_bound"] > 1.0
