@@ -84,10 +84,15 @@ def test_control_refuted_when_broken(monkeypatch, cid, cls, fields):
 
 
 def test_fda_control_refuted_with_a_tenth_of_the_noise(monkeypatch):
-    import dpverify.continual.fenwick as F
+    import dpverify.continual.forest as F
 
-    real = F._draw_node_noise
-    monkeypatch.setattr(F, "_draw_node_noise", lambda w, e, g, noise: 0.1 * real(w, e, g, noise))
+    real = F.ForestStream._draw
+
+    def tenth(self, lo):  # the FDA release draws its node noise in the forest stream, chunk by chunk
+        real(self, lo)
+        self._z = 0.1 * self._z
+
+    monkeypatch.setattr(F.ForestStream, "_draw", tenth)
     assert verdict("audit.control.fda_release") is R
 
 

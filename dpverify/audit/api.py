@@ -38,6 +38,7 @@ from dpverify.audit.events import PatternCode, _Binner
 from dpverify.audit.report import AuditReport, Stage
 from dpverify.audit.sequential import stage_plan
 from dpverify.audit.statistical import _ChunkJob, _Progress, _readonly, count_selection, estimate, select_event
+from dpverify.proofdocs import proven
 
 __all__ = ["STATISTICS", "audit"]
 
@@ -125,6 +126,7 @@ def _train(mechanism, kind, pair, n, entropy, key, g):
     return fit_score(outs[0], outs[1], kind, rng=g)
 
 
+@proven("proofs/audit/selection.md")
 def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples: int, confidence: float = 0.99,
           rng=None, statistic="auto", progress=None, force: bool = False, stop_early: bool = True) -> AuditReport:
     """Audit ``mechanism``'s claim (ε, δ): search the pair and event, bound ε with confidence.

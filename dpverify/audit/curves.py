@@ -36,10 +36,12 @@ from dpverify.audit.events import _Binner, _candidates, _make_event
 from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.audit.statistical import _ChunkJob, _readonly
 from dpverify.claims.model import Verdict
+from dpverify.proofdocs import proven
 
 __all__ = ["CurveAudit", "audit_delta_curve", "gaussian_delta_curve"]
 
 
+@proven("proofs/audit/curves.md")
 def gaussian_delta_curve(sigma: float, sensitivity: float = 1.0) -> Callable[[float], float]:
     """The exact δ(ε) of the Gaussian mechanism N(f(x), σ²) with ℓ2 sensitivity Δ (Balle & Wang, ICML 2018,
     Thm 8): δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ).
@@ -88,6 +90,7 @@ class CurveAudit:
         return Verdict.REFUTED if self.refuted_at else Verdict.INCONCLUSIVE
 
 
+@proven("proofs/audit/curves.md")
 def audit_delta_curve(mechanism, *, pair, delta_curve, epsilons, samples: int, confidence: float = 0.99, rng=None,
                       statistic=None, selection_fraction: float = 0.5) -> CurveAudit:
     """Lower bounds on δ(ε) at every ε of ``epsilons``, valid together with probability ≥ ``confidence``.

@@ -46,12 +46,6 @@ def describe_input(data: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _sample(mechanism: Any, data: Any, rng: np.random.Generator, n: int):
-    if callable(mechanism) and not hasattr(mechanism, "sample"):
-        return mechanism(data, rng, n), "mechanism(data, rng, n)"
-    return mechanism.sample(data, rng, n), "mechanism.sample(data, rng, n)"
-
-
 def call_mechanism(mechanism: Any, data: Any, rng: np.random.Generator, n: int) -> np.ndarray:
     """Draw ``n`` outputs of ``mechanism`` on ``data``; raise :class:`MechanismError` on any defect.
 
@@ -66,19 +60,8 @@ def call_mechanism(mechanism: Any, data: Any, rng: np.random.Generator, n: int) 
     ...     call_mechanism(bad, 0, np.random.default_rng(0), 2)
     ... except MechanismError as e:
     ...     print(e)
-    mechanism(data, rng, n) with data=0, n=2 returned shape (3,), expected 2 outputs along axis 0
+    mechanism 'bad' returned shape (3,), expected (2,) or (2, k), in sample(data=0, rng, n=2)
     """
-    where = f"with data={describe_input(data)}, n={n}"
-    try:
-        out, call = _sample(mechanism, data, rng, n)
-    except Exception as exc:  # re-raised with context; nothing is half-written
-        call = "mechanism.sample(data, rng, n)" if hasattr(mechanism, "sample") else "mechanism(data, rng, n)"
-        raise MechanismError(f"{call} {where} raised {type(exc).__name__}: {exc}") from exc
-    out = np.asarray(out)
-    if out.ndim == 0 or out.shape[0] != n:
-        raise MechanismError(f"{call} {where} returned shape {out.shape}, expected {n} outputs along axis 0")
-    if out.dtype.kind not in "biuf":
-        raise MechanismError(f"{call} {where} returned non-numeric outputs of dtype {out.dtype}")
-    if out.dtype.kind == "f" and not np.isfinite(out).all():
-        raise MechanismError(f"{call} {where} returned NaN or inf")
-    return out
+    from dpverify.audit.protocol import checked_sample  # the one place the sampling rules live
+
+    return checked_sample(mechanism, data, rng, n)

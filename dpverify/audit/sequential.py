@@ -17,6 +17,7 @@ Example
 from __future__ import annotations
 
 from dpverify._validation import check_confidence, check_positive_int
+from dpverify.proofdocs import proven
 
 __all__ = ["ALPHA_SHARES", "SIZE_SHARES", "stage_plan"]
 
@@ -24,6 +25,7 @@ SIZE_SHARES = (1 / 64, 1 / 16)  # the early stages' share of the estimation budg
 ALPHA_SHARES = (0.05, 0.1)  # their share of α; the last stage gets 1 − Σ = 0.85
 
 
+@proven("proofs/audit/selection.md")
 def stage_plan(n: int, alpha: float, *, min_stage: int = 2_000) -> list[tuple[int, float]]:
     """Stages (size, level) for an estimation budget of ``n`` draws per input at total level ``alpha``.
 

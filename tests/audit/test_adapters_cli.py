@@ -27,7 +27,7 @@ def test_fp_attack_on_diffprivlib_laplace_from_the_cli(capsys):
     pytest.importorskip("diffprivlib")
     rc = main(FP)
     out = json.loads(capsys.readouterr().out)
-    assert rc == 1 and out["verdict"] == "refuted" and _bound(out) > 5.0
+    assert rc == 1 and out["verdict"] == "refuted" and _bound(out) > 4.0  # four times the claim of 1
     # the same result again from the same seed
     assert main(FP) == 1
     again = json.loads(capsys.readouterr().out)

@@ -36,3 +36,39 @@ def test_matrix_verifier_holds_and_flips(monkeypatch):
     real = mx._row_sq_norms
     monkeypatch.setattr(mx, "_row_sq_norms", lambda B: real(B) * (1 + 1e-6))  # a variance formula off by 1e-6
     assert ce._matrix_verifier().verdict == Verdict.REFUTED
+
+
+# ---------------------------------------------------------------- each claim flips under a mutation (by id)
+
+def _verdict(cid):
+    from dpverify.claims import get_claim, run_claims
+
+    (r,) = run_claims([get_claim(cid)])
+    assert r.error is None, r.error
+    return r.verdict
+
+
+def test_honaker_ratio_claim_refuted_when_the_elders_total_doubles(monkeypatch):
+    import dpverify.continual.elders as el
+
+    real = el.elders_digit_sum_total
+    monkeypatch.setattr(el, "elders_digit_sum_total", lambda n, k: 2 * real(n, k))
+    assert _verdict("continual.elders.honaker_ratio") == Verdict.REFUTED
+
+
+def test_gaussian_crossover_claim_reproduces_with_the_factor_two_error(monkeypatch):
+    # the summary says 0.92 is what one gets with one variance off by a factor 2: plant exactly that
+    real = ce._f
+    monkeypatch.setattr(ce, "_f", lambda k: real(k) / 2)
+    assert _verdict("continual.elders.gaussian_crossover") == Verdict.HOLDS
+
+
+def test_factorization_and_matrix_claims_flip_by_id(monkeypatch):
+    import dpverify.continual.elders as el
+    import dpverify.continual.matrix as mx
+
+    monkeypatch.setattr(el, "_node_weight", lambda L: 1.0 / L * (1 + 2.0**-30))
+    assert _verdict("continual.elders.factorization") == Verdict.REFUTED
+    real = mx._row_sq_norms
+    monkeypatch.setattr(mx, "_row_sq_norms", lambda B: real(B) * (1 + 1e-6))
+    assert _verdict("continual.matrix.verifier") == Verdict.REFUTED
