@@ -21,6 +21,7 @@ Example
 from __future__ import annotations
 
 import re
+from typing import Any, Callable, TypeVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +119,10 @@ def all_documents(root: Path | None = None) -> list[Path]:
 PROVEN_ATTR = "__proofs__"
 
 
-def proven(*documents: str):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def proven(*documents: str) -> Callable[[_F], _F]:
     """Mark a function as justified by proof documents (``"proofs/room/doc.md"``).
 
     The marker changes nothing at run time: it records the documents on the
@@ -141,7 +145,7 @@ def proven(*documents: str):
         if not isinstance(d, str) or not d.startswith("proofs/") or not d.endswith(".md"):
             raise ValueError(f"a proof document is named 'proofs/<room>/<name>.md', got {d!r}")
 
-    def deco(fn):
+    def deco(fn: _F) -> _F:
         setattr(fn, PROVEN_ATTR, tuple(getattr(fn, PROVEN_ATTR, ())) + tuple(documents))
         return fn
 

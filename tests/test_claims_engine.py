@@ -87,7 +87,7 @@ def test_error_cannot_be_expected():
         claim("zzdemo.bad_expect", source=Source("seed-x"), statement="x", method="property",
               expected="error")(lambda thorough=False: Outcome(Verdict.HOLDS))
     unregister("zzdemo.bad_expect")
-    assert main(["claims", "--only", "zzdemo", "--json"]) == 0
+    assert main(["claims", "--only", "zzdemo.bad_expect", "--json"]) == 2  # nothing was left registered
 
 
 def test_duplicate_id_rejected(demo_claims):

@@ -195,34 +195,36 @@ def test_alg5_cost_holds_once_lambda_is_stored(monkeypatch):
     assert verdict("continual.fda.alg5_cost") == H
 
 
+def _halve_forest_noise(monkeypatch):
+    """The releases and streams of fenwick and fda draw their node noise in ForestStream._draw."""
+    import dpverify.continual.forest as F
+
+    real = F.ForestStream._draw
+
+    def half(self, lo):
+        real(self, lo)
+        self._z = 0.5 * self._z
+
+    monkeypatch.setattr(F.ForestStream, "_draw", half)
+
+
 def test_stream_refuted_with_half_noise(monkeypatch):
-    import dpverify.continual.fenwick as F
-
     assert verdict("continual.release.stream") == H
-    real = F.FenwickStream._refill
-
-    def half(self):
-        real(self)
-        self._buf = [0.5 * z for z in self._buf]
-
-    monkeypatch.setattr(F.FenwickStream, "_refill", half)
+    _halve_forest_noise(monkeypatch)
     assert verdict("continual.release.stream") == R
 
 
 def test_privacy_refuted_with_half_noise(monkeypatch):
-    import dpverify.continual.fenwick as F
-
     assert verdict("continual.release.privacy") == H
-    real = F._draw_node_noise
-    monkeypatch.setattr(F, "_draw_node_noise", lambda w, e, g, noise: 0.5 * real(w, e, g, noise))
+    _halve_forest_noise(monkeypatch)
     assert verdict("continual.release.privacy") == R
 
 
 def test_privacy_refuted_with_heavier_weights_in_the_release(monkeypatch):
     import dpverify.continual.fda as D
 
-    real = D.fda_weights
-    monkeypatch.setattr(D, "fda_weights", lambda n: real(n) * 1.001)
+    real = D.fda_forest_weights
+    monkeypatch.setattr(D, "fda_forest_weights", lambda n: real(n) * 1.001)
     assert verdict("continual.release.privacy") == R
 
 

@@ -45,7 +45,10 @@ def mutation_tested_ids() -> set[str]:
 
 
 def test_every_claim_has_a_mutation_test():
-    ids = {c.id for c in all_claims() if ".import:" not in c.id}
+    from dpverify.claims.registry import shipped_rooms
+
+    # the package's claims (examples/ collected by the pytest plugin register their own, tested there)
+    ids = {c.id for c in all_claims() if ".import:" not in c.id and c.room in shipped_rooms()}
     missing = sorted(ids - mutation_tested_ids())
     assert not missing, f"claims without a mutation test: {missing}"
 

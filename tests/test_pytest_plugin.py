@@ -84,8 +84,8 @@ def test_project_style_files_are_left_alone(pytester):
     """A test module named *_claims.py stays an ordinary test module; a helper that registers
     nothing at import yields no items; a file without dpverify is never imported."""
     pytester.makepyfile(
-        test_experiments_claims="def test_plain():\n    assert True\n",
-        report_demo_claims=("from dpverify.claims import claim\n\ndef register_demo():\n"
+        test_sample_experiments_claims="def test_plain():\n    assert True\n",  # names unlike the project's own
+        sample_demo_claims=("from dpverify.claims import claim\n\ndef register_demo():\n"
                             "    raise AssertionError('must not run at collection')\n"),
         other_claims="raise AssertionError('never imported: no dpverify in it')\n",
     )

@@ -61,6 +61,10 @@ class LibraryLaplace:
     epsilon: float
     sensitivity: float = 1.0
 
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+
     def __call__(self, data, rng, n):
         from dpverify.primitives.additive import laplace_mechanism
 
@@ -81,6 +85,11 @@ class SafeLaplace:
     epsilon: float
     sensitivity: float = 1.0
     grid: float = 2.0**-10
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+        check_real(self.grid, "grid", positive=True)
 
     def __call__(self, data, rng, n):
         from dpverify.primitives.additive import safe_laplace_mechanism

@@ -26,12 +26,16 @@ def _check_binomial(k, n, alpha):
     for name, v in (("k", k), ("n", n)):
         if isinstance(v, (str, bytes)):
             raise TypeError(f"{name} must be an integer count, got {v!r}")
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2**63:
+            raise ValueError(f"{name} must be < 2^63 (int64 count), got {v!r}")
         a = np.asarray(v)
         if a.dtype == bool or a.dtype.kind not in "iuf":
             raise TypeError(f"{name} must be an integer count, got {v!r}")
         a = a.astype(float)
         if not np.isfinite(a).all() or (a != np.round(a)).any():
             raise ValueError(f"{name} must be a finite integer count, got {v!r}")
+        if (np.abs(a) >= 2.0**63).any():  # 1e308 trials: the Beta quantiles are NaN there
+            raise ValueError(f"{name} must be < 2^63 (int64 count), got {v!r}")
         out.append(a)
     k, n = out
     if (n < 1).any():

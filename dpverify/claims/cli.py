@@ -36,6 +36,8 @@ def _select(args: argparse.Namespace) -> list:
     """The claims a command works on: those of the named sources, or every room's; then ``--only``."""
     from dpverify.claims.registry import all_claims, load_sources, select
 
+    if args.only == "":  # an empty prefix would silently select every claim
+        raise ValueError("--only needs a non-empty claim id prefix (leave --only out to select every claim)")
     if args.sources:
         return select(load_sources(args.sources), args.only)
     return all_claims(args.only)

@@ -7,7 +7,7 @@ import numpy as np
 import warnings
 
 from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
-from dpverify.continual.fenwick import _check_total, check_n
+from dpverify.continual.fenwick import EPSILON_RANGE, _check_eps, _check_result, _check_total, check_n  # noqa: F401
 from dpverify.continual.methods import get_method
 
 __all__ = ["expected_mse", "release", "strategy", "stream"]
@@ -29,24 +29,6 @@ def _check_noise(noise: str, *, warn: bool = False) -> str:
     if warn and noise == "laplace":
         warnings.warn(FLOAT_LAPLACE_WARNING, UserWarning, stacklevel=3)
     return noise
-
-
-EPSILON_RANGE = (1e-150, 1e150)  # beyond it 1/ε² or ε² leaves float64 in some method's exact arithmetic
-
-
-def _check_eps(epsilon) -> float:
-    eps = check_epsilon(epsilon)
-    lo, hi = EPSILON_RANGE
-    if not lo <= eps <= hi:
-        raise ValueError(f"epsilon must be in [{lo:g}, {hi:g}] for continual release (noise scales and variances "
-                         f"must stay finite in float64), got {epsilon!r}")
-    return eps
-
-
-def _check_result(out: np.ndarray, epsilon: float) -> np.ndarray:
-    if out.dtype.kind == "f" and not np.isfinite(out).all():
-        raise ValueError(f"epsilon={epsilon!r} gives a non-finite result (noise scale out of float64 range)")
-    return out
 
 
 def _check_leaves(n: int, m) -> None:

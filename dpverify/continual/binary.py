@@ -20,7 +20,8 @@ import numbers
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_positive_int
+from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual.kary import (
     _CHUNK,
     _node_noise,
@@ -79,15 +80,15 @@ def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None, no
     >>> binary_expected_mse(7, 1.0).tolist()   # L = 3
     [18.0, 18.0, 36.0, 18.0, 36.0, 36.0, 54.0]
     """
-    n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
+    n = check_n(n, per_node=32, what=f"binary_expected_mse(n={n})")
+    eps = _check_eps(epsilon)
     _check_noise(noise)
     L = binary_levels(n, levels)
     t = np.arange(1, n + 1, dtype=np.int64)
     if noise == "discrete":  # DLap(L/ε) on the integer p-sums: variance 2r/(1 - r)², r = e^{-ε/L}
         r = np.exp(-eps / L)
-        return 2.0 * r / np.expm1(-eps / L) ** 2 * _popcount(t)  # proof: binary-mse-discrete
-    return 2.0 * L**2 * _popcount(t) / eps**2  # proof: binary-mse
+        return _check_result(2.0 * r / np.expm1(-eps / L) ** 2 * _popcount(t), epsilon)  # proof: binary-mse-discrete
+    return _check_result(2.0 * L**2 * _popcount(t) / eps**2, epsilon)  # proof: binary-mse
 
 
 def binary_strategy(n: int, *, levels: int | None = None):
@@ -113,8 +114,8 @@ def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     >>> binary_release([1, 0, 2, 1], 1.0, rng=0).shape
     (4,)
     """
-    a = check_counts(counts, "counts")
-    eps = check_epsilon(epsilon)
+    a = check_counts(counts, "counts", nonempty=True)
+    eps = _check_eps(epsilon)
     _check_noise(noise)
     g = as_generator(rng)
     L = binary_levels(a.size, levels)
@@ -139,7 +140,7 @@ class BinaryMechanismStream:
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None):
         self.n = check_positive_int(n, "n")
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = _check_eps(epsilon)
         _check_noise(noise)
         self.noise = noise
         self.L = binary_levels(self.n, levels)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon
+from dpverify._validation import as_generator, check_counts
+from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual._tree_common import (
     _DENSE_LIMIT,
     _check_noise,
@@ -52,12 +53,13 @@ def boost_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.
     [5.3333, 5.3333]
     """
     _laplace_only(noise, "boost")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     m = _log2_exact(n)
+    check_n(n, per_node=48, what=f"boost_expected_mse(n={n})")
     ell = m + 1
     t = np.arange(1, n + 1, dtype=float)
     q = t**2 / (n * (2.0 * n - 1)) + _straddle_sum(n, lambda h: 1.0 / (2.0**h * (2.0**h - 1)))  # proof: boost-var
-    return 2.0 * ell**2 / eps**2 * q
+    return _check_result(2.0 * ell**2 / eps**2 * q, epsilon)
 
 
 def boost_strategy(n: int):
@@ -104,8 +106,8 @@ def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     >>> boost_release([1, 0, 2, 1], 1.0, rng=0).shape   # n must be a power of two
     (4,)
     """
-    a = check_counts(counts, "counts")
-    eps = check_epsilon(epsilon)
+    a = check_counts(counts, "counts", nonempty=True)
+    eps = _check_eps(epsilon)
     _check_noise(noise)
     if noise != "laplace":
         raise ValueError("boost's consistency step is real-valued: noise must be 'laplace'")

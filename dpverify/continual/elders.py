@@ -44,7 +44,8 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_positive_int
+from dpverify.continual.fenwick import _check_eps, _check_times
 from dpverify.continual.node_noise import NodeNoise
 
 __all__ = [
@@ -65,12 +66,12 @@ _NOISES = ("laplace", "discrete")
 _GUARD = 2.0**-40  # strategy weights scaled by (1 - _GUARD): exact column sums stay below 1
 
 
-def _branching(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"branching must be an integer, got {k!r}")
+def _branching(k, name: str = "branching") -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {k!r}")
     k = int(k)
     if not 2 <= k <= _MAX_BRANCHING:
-        raise ValueError(f"branching must be in [2, {_MAX_BRANCHING}], got {k}")
+        raise ValueError(f"{name} must be in [2, {_MAX_BRANCHING}], got {k}")
     return k
 
 
@@ -82,7 +83,7 @@ def elders_digit_range(k: int) -> tuple[int, int]:
     >>> elders_digit_range(5), elders_digit_range(4)
     ((-2, 2), (-1, 2))
     """
-    k = _branching(k)
+    k = _branching(k, "k")
     return -((k - 1) // 2), k // 2
 
 
@@ -112,7 +113,7 @@ def elders_digits(t, k: int, levels: int | None = None) -> np.ndarray:
     [[1, 0], [-1, 1], [0, 1], [1, 1]]
     """
     lo, _ = elders_digit_range(k)
-    u = np.array(t, dtype=np.int64, ndmin=1)
+    u = np.array(_check_times(t, "t"), ndmin=1)
     if u.size == 0 or (u < 1).any():
         raise ValueError("t must be a non-empty array of integers >= 1")
     L = elders_levels(int(u.max()), k) if levels is None else check_positive_int(levels, "levels")
@@ -184,7 +185,7 @@ def elders_node_variance(levels: int, epsilon: float, noise: str = "laplace") ->
     18.0
     """
     L = check_positive_int(levels, "levels")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     if noise == "laplace":
         return 2.0 * L * L / eps**2  # proof: elders-node-var
     if noise == "discrete":
@@ -217,7 +218,7 @@ def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None,
     k = _resolve(n, branching)
     var = elders_node_variance(elders_levels(n, k), epsilon, noise)
     if check_weights(weights, n) != "uniform":
-        return weighted_mse(n, k, weights, check_epsilon(epsilon), noise)
+        return weighted_mse(n, k, weights, _check_eps(epsilon), noise)
     out = np.empty(n)
     for lo in range(0, n, 1 << 20):  # chunks keep the L x chunk digit array small
         t = np.arange(lo + 1, min(n, lo + (1 << 20)) + 1, dtype=np.int64)
@@ -317,7 +318,7 @@ def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     [1, 1, 3, 4]
     """
     a = check_counts(counts, "counts", nonempty=True)
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     if noise not in _NOISES:
         raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
     from dpverify.continual.elders_weights import check_weights, elders_node_factors

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_positive_int
 from dpverify.continual.elders import (
     _NOISES,
     _branching,
@@ -38,7 +38,7 @@ from dpverify.continual.elders import (
     elders_release,
     elders_strategy,
 )
-from dpverify.continual.fenwick import _check_count
+from dpverify.continual.fenwick import _check_count, _check_eps
 from dpverify.continual.elders_weights import check_weights, elders_node_factors
 from dpverify.continual.node_noise import NodeNoise
 
@@ -60,7 +60,7 @@ class EldersStream:
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
                  weights: str = "uniform"):
         self.n = check_positive_int(n, "n")
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = _check_eps(epsilon)
         if noise not in _NOISES:
             raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
         self.noise = noise

@@ -35,6 +35,7 @@ from dpverify.continual.baselines import (
     static_total_mse,
 )
 from dpverify.continual.fda import fda_optimum
+from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual.kary import best_branching, check_branching
 from dpverify.proofdocs import proven
 
@@ -224,7 +225,7 @@ def w_singular_values(n: int) -> np.ndarray:
     >>> w_singular_values(2).round(4).tolist()   # W = [[1, 0], [1, 1]]
     [1.618, 0.618]
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=32, what=f"w_singular_values(n={n})")
     j = np.arange(1, n + 1)
     return 1.0 / (2.0 * np.sin((2 * j - 1) * np.pi / (2.0 * (2 * n + 1))))  # proof: w-singular
 
@@ -239,9 +240,9 @@ def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
     >>> round(factorization_lower_bound(2, 1.0), 4)   # 2 · (φ + 1/φ)² / 2 = 5
     5.0
     """
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     s = w_singular_values(n)
-    return 2.0 / eps**2 * float(s.sum()) ** 2 / n  # proof: svd-bound
+    return float(_check_result(np.asarray(2.0 / eps**2 * float(s.sum()) ** 2 / n), epsilon))  # proof: svd-bound
 
 
 def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
@@ -259,7 +260,7 @@ def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
         raise TypeError(f"ks must be an iterable of branching factors, got {ks!r}")
     best = None
     for k in ks:
-        k = check_branching(k)
+        k = check_branching(k, "ks")
         lam = honaker_level_weights(n, k, "optimized")
         tot = float(honaker_level_variances(lam, k, 1.0) @ _digit_sums(n, k, lam.size)) / 2.0
         if best is None or tot < best[1]:

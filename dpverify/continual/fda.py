@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify._validation import check_counts, check_finite_array, check_positive_int
-from dpverify.continual.fenwick import check_n, column_sq_norms
+from dpverify.continual.fenwick import _check_times, check_n, column_sq_norms
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.proofdocs import proven
 
@@ -296,7 +296,7 @@ def fda_forest_weights_at(t, n: int) -> np.ndarray:
     from dpverify.continual.forest import block_of, complete_blocks
 
     n = check_n(n)
-    t = np.array(t, dtype=np.int64, copy=True).ravel()
+    t = _check_times(t, "t").ravel()
     if t.size and (t.min() < 1 or t.max() > n):
         raise ValueError(f"t must be in [1, {n}], got values in [{t.min()}, {t.max()}]")
     o, size, i = block_of(t, complete_blocks(n))

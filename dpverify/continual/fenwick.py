@@ -76,6 +76,44 @@ def check_n(n, name: str = "n", *, per_node: int = 0, what: str = "") -> int:
     return n
 
 
+EPSILON_RANGE = (1e-150, 1e150)  # beyond it 1/ε² or ε² leaves float64 in some method's exact arithmetic
+
+
+def _check_eps(epsilon, name: str = "epsilon") -> float:
+    """ε > 0 within :data:`EPSILON_RANGE`, where every method's noise scales and variances are finite floats."""
+    eps = check_epsilon(epsilon, name)
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}] for continual release (noise scales and variances "
+                         f"must stay finite in float64), got {epsilon!r}")
+    return eps
+
+
+def _check_result(out: np.ndarray, epsilon) -> np.ndarray:
+    """``out`` when finite; else a ValueError naming epsilon (a variance or noise scale left float64)."""
+    if out.dtype.kind == "f" and not np.isfinite(out).all():
+        raise ValueError(f"epsilon={epsilon!r} gives a non-finite result (noise scale out of float64 range)")
+    return out
+
+
+def _check_times(t, name: str = "t", *, bits: int = 63, dtype=np.int64) -> np.ndarray:
+    """Integer times (node indices) as a fresh ``dtype`` array of the same shape: integral floats
+    accepted; bool, complex, strings, NaN, ±inf and magnitudes at or beyond 2^bits refused
+    (ValueError/TypeError naming ``name``)."""
+    f = check_finite_array(t, name)  # type and finiteness; a float copy
+    raw = np.asarray(t)
+    if raw.dtype.kind in "iu":  # exact integers: only uint64 can pass 2^63
+        big = raw >= np.uint64(1 << bits) if raw.dtype.kind == "u" and bits < 64 else np.zeros(raw.shape, bool)
+    else:
+        frac = f != np.round(f)
+        if frac.any():
+            raise ValueError(f"{name} must be integers, got {f[frac].ravel()[0].item()!r}")
+        big = np.abs(f) >= 2.0**bits
+    if big.any():
+        raise ValueError(f"{name} must be < 2^{bits}, got {f[big].ravel()[0].item()!r}")
+    return np.array(raw if raw.dtype.kind in "iu" else f, dtype=dtype)
+
+
 @proven("proofs/continual/fenwick_forest.md")
 def lowbit(x):
     """The lowest set bit ``x & -x`` (Alg. 5.1), for an int or an integer array, x >= 1.
@@ -107,7 +145,10 @@ def popcount(x) -> np.ndarray:
     >>> popcount(np.array([0, 1, 7, 8])).tolist()
     [0, 1, 3, 1]
     """
-    v = np.array(x, dtype=np.uint64, copy=True)
+    f = check_finite_array(x, "x")
+    if (f < 0).any():
+        raise ValueError(f"x must be >= 0, got {f[f < 0].ravel()[0].item()!r}")
+    v = _check_times(x, "x", bits=64, dtype=np.uint64)
     out = np.zeros(v.shape, dtype=np.int64)
     while v.any():
         out += (v & np.uint64(1)).astype(np.int64)
@@ -265,6 +306,9 @@ def descent_sums(x) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim != 1:
         raise ValueError(f"x must be 1-dimensional, got shape {x.shape}")
+    if x.dtype.kind in "fc" and not np.isfinite(x).all():
+        i = int(np.argmin(np.isfinite(x)))
+        raise ValueError(f"x must be finite, got {x[i].item()!r} at index {i}")
     n = x.size
     y = np.zeros(n + 1, dtype=np.result_type(x.dtype, np.int64) if x.dtype.kind in "iu" else x.dtype)
     y[1:] = x
@@ -405,9 +449,9 @@ def draw_node_noise(weights, epsilon: float, rng: np.random.Generator, noise: st
     ('i', (3,))
     """
     w = check_finite_array(weights, "weights", ndim=1)
-    if (w <= 0).any():
-        raise ValueError("weights must be > 0")
-    return _draw_node_noise(w, check_epsilon(epsilon), as_generator(rng), noise)
+    if w.size < 1 or (w <= 0).any():
+        raise ValueError("weights must be non-empty and > 0")
+    return _draw_node_noise(w, _check_eps(epsilon), as_generator(rng), noise)
 
 
 def _draw_node_noise(w: np.ndarray, epsilon: float, rng: np.random.Generator, noise: str) -> np.ndarray:
@@ -428,7 +472,7 @@ def weighted_release(counts, epsilon: float, weights, rng, noise: str = "discret
     >>> weighted_release([1, 2, 3], 1e9, [0.5, 0.5, 1.0], rng=0, noise="discrete").tolist()
     [1, 3, 6]
     """
-    a = check_counts(counts, "counts")
+    a = check_counts(counts, "counts", nonempty=True)
     _check_total(a)
     w = check_finite_array(weights, "weights", shape=(a.size,))
     if (w <= 0).any():

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify.continual.fenwick import _check_eps, _check_result
 from dpverify.continual.kary import (
     check_branching,
     kary_levels,
@@ -165,9 +166,9 @@ def honaker_expected_mse(n: int, epsilon: float, *, branching: int = 2, weights=
     """
     _laplace_only(noise, "honaker")
     n = check_positive_int(n, "n")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     k = check_branching(branching)
-    return _honaker_mse(n, k, honaker_level_weights(n, k, weights), eps)
+    return _check_result(_honaker_mse(n, k, honaker_level_weights(n, k, weights), eps), epsilon)
 
 
 def _honaker_nodes(n, k, L):
@@ -276,8 +277,8 @@ def honaker_release(counts, epsilon: float, rng=None, noise: str = "laplace", *,
     >>> honaker_release([1, 0, 2, 1, 3], 1.0, rng=0).shape
     (5,)
     """
-    a = check_counts(counts, "counts")
-    eps = check_epsilon(epsilon)
+    a = check_counts(counts, "counts", nonempty=True)
+    eps = _check_eps(epsilon)
     _check_noise(noise)
     if noise != "laplace":
         raise ValueError("honaker's estimator is real-valued: noise must be 'laplace'")
@@ -327,7 +328,7 @@ class HonakerStream:
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int = 2,
                  weights="uniform"):
         self.n = check_positive_int(n, "n")
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = _check_eps(epsilon)
         _check_noise(noise)
         if noise != "laplace":
             raise ValueError("honaker's estimator is real-valued: noise must be 'laplace'")

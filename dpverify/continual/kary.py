@@ -43,8 +43,8 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.continual.fenwick import check_n
-from dpverify._validation import check_budget, as_generator, check_counts, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int
+from dpverify.continual.fenwick import _check_eps, _check_result, check_n
+from dpverify._validation import check_budget, as_generator, check_counts, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.proofdocs import proven
 
@@ -84,6 +84,7 @@ def check_branching(k, name: str = "branching") -> int:
     k = check_positive_int(k, name)
     if k < 2:
         raise ValueError(f"{name} must be >= 2, got {k}")
+    check_budget(16 * k, f"{name} = {k}")  # the recursion over the digits holds O(k) floats per level
     return k
 
 
@@ -102,7 +103,7 @@ def kary_levels(n: int, k: int) -> int:
     (3, 4)
     """
     n = check_n(n)
-    k = check_branching(k)
+    k = check_branching(k, "k")
     L, p = 0, 1
     while p <= n:
         L, p = L + 1, p * k
@@ -144,13 +145,15 @@ def kary_node_span(t, k: int) -> np.ndarray:
     if (t < 1).any():
         raise ValueError(f"t must be >= 1, got {t[t < 1].ravel()[0]!r}")
     span = np.ones(t.shape, dtype=np.int64)
+    tmax = int(t.max()) if t.size else 0
     p = k
-    while True:
+    while p <= tmax:  # no t >= 1 is a multiple of p > max t (and p stays inside int64)
         m = t % p == 0
         if not m.any():
             return span
         span[m] = p
         p *= k
+    return span
 
 
 def _spans(n: int, k: int) -> np.ndarray:
@@ -172,7 +175,7 @@ def kary_strategy_matrix(n: int, k: int) -> sp.csr_matrix:
     [[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 1]]
     """
     n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_strategy_matrix(n={n})")
-    k = check_branching(k)
+    k = check_branching(k, "k")
     t = np.arange(1, n + 1, dtype=np.int64)
     length = kary_node_span(t, k)
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -205,7 +208,7 @@ def kary_recombination(n: int, k: int) -> sp.csr_matrix:
     [0, 0, 1, 1, 1]
     """
     n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_recombination(n={n})")
-    k = check_branching(k)
+    k = check_branching(k, "k")
     r, c = _descent_edges(n, k)
     return sp.csr_matrix((np.ones(r.size), (r - 1, c - 1)), shape=(n, n))
 
@@ -224,7 +227,7 @@ def kary_column_sq_norms(n: int, k: int) -> np.ndarray:
     [2.0, 1.0, 6.0, 2.0, 1.0, 3.0, 2.0, 1.0]
     """
     n = check_n(n, per_node=48, what=f"kary_column_sq_norms(n={n})")
-    k = check_branching(k)
+    k = check_branching(k, "k")
     i = np.arange(1, n + 1, dtype=np.int64)
     span = kary_node_span(i, k)
     block = span * k
@@ -241,7 +244,7 @@ def kary_errors(levels: int, k: int) -> np.ndarray:
     >>> bool(np.allclose(kary_errors(5, 2), fda_errors(5)))
     True
     """
-    k = check_branching(k)
+    k = check_branching(k, "k")
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)) or levels < 0:
         raise ValueError(f"levels must be an integer >= 0, got {levels!r}")
     if levels * np.log2(k) > 900:
@@ -284,7 +287,7 @@ def kary_optimum(n: int, k: int) -> float:
     True
     """
     n = check_n(n)
-    k = check_branching(k)
+    k = check_branching(k, "k")
     E = _errors(k, kary_levels(n, k))
     total = 0.0
     for j, times in _groups(n, k):
@@ -402,7 +405,7 @@ def kary_minimax_value(n: int, k: int) -> float:
     4.5465
     """
     n = check_n(n)
-    k = check_branching(k)
+    k = check_branching(k, "k")
     return float(_minimax_plan(n, k)[0])
 
 
@@ -418,7 +421,7 @@ def kary_weights(n: int, k: int, objective: str = "total") -> np.ndarray:
     1.0
     """
     n = check_n(n, per_node=48, what=f"kary_weights(n={n})")
-    k = check_branching(k)
+    k = check_branching(k, "k")
     _check_objective(objective)
     lam = _assemble_total(n, k) if objective == "total" else _assemble_minimax(n, k)
     return lam * (1.0 - _GUARD)
@@ -444,7 +447,7 @@ def kary_path_sums(x, k: int) -> np.ndarray:
     elif x.ndim != 1:
         raise ValueError(f"x must be 1-dimensional, got shape {x.shape}")
     n = x.size
-    k = check_branching(k)
+    k = check_branching(k, "k")
     y = np.zeros(n + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
     y[1:] = x
     p = 1
@@ -503,7 +506,7 @@ def kary_expected_mse(
     True
     """
     n = check_n(n, per_node=64, what=f"kary_expected_mse(n={n})")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     k = _resolve(n, branching, objective)
     lam = kary_weights(n, k, objective)
     if noise == "laplace":
@@ -512,7 +515,7 @@ def kary_expected_mse(
         var = 2.0 * np.exp(-eps * lam) / np.expm1(-eps * lam) ** 2
     else:
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
-    return kary_path_sums(var, k)
+    return _check_result(kary_path_sums(var, k), epsilon)
 
 
 def kary_strategy(n: int, *, branching: int | None = None, objective: str = "total"):
@@ -572,7 +575,7 @@ def kary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, br
     a = check_counts(counts, "counts")
     if a.size < 1:
         raise ValueError("counts must be non-empty")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     g = as_generator(rng)
     k = _resolve(a.size, branching, objective)
     lam = kary_weights(a.size, k, objective)
@@ -606,7 +609,7 @@ class KaryStream:
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
                  objective: str = "total"):
         self.n = check_n(n)
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = _check_eps(epsilon)
         if noise not in ("laplace", "discrete"):
             raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
         self.noise = noise

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon
+from dpverify._validation import as_generator, check_counts
+from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual._tree_common import (
     _DENSE_LIMIT,
     _check_noise,
@@ -49,12 +50,13 @@ def privelet_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> 
     [4.0, 8.0]
     """
     _laplace_only(noise, "privelet")
-    eps = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     m = _log2_exact(n)
+    check_n(n, per_node=48, what=f"privelet_expected_mse(n={n})")
     rho = m + 1
     t = np.arange(1, n + 1, dtype=float)
     q = t**2 / float(n) ** 2 + _straddle_sum(n, lambda h: 1.0 / 4.0**h)  # proof: privelet-var
-    return 2.0 * rho**2 / eps**2 * q
+    return _check_result(2.0 * rho**2 / eps**2 * q, epsilon)
 
 
 def privelet_strategy(n: int):
@@ -96,8 +98,8 @@ def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -
     >>> privelet_release([1, 0, 2, 1], 1.0, rng=0).shape   # n must be a power of two
     (4,)
     """
-    a = check_counts(counts, "counts")
-    eps = check_epsilon(epsilon)
+    a = check_counts(counts, "counts", nonempty=True)
+    eps = _check_eps(epsilon)
     _check_noise(noise)
     if noise != "laplace":
         raise ValueError("privelet's coefficients are real-valued: noise must be 'laplace'")

@@ -78,7 +78,7 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
     """Integer f(D) + two-sided geometric noise with P(k) ∝ exp(−ε|k|/Δf); int64 outputs.
 
     The noise is exact at every scale (:func:`~dpverify.primitives.sampling.discrete_laplace`);
-    Δf/ε must be at most 2^57 and |value| below 2^62 so that outputs fit int64.  ``size``: as in
+    Δf/ε must be at most 2^57 and ``|value|`` below 2^62 so that outputs fit int64.  ``size``: as in
     :func:`laplace_mechanism`, independent runs on the same value, size·ε for the batch.
 
     Example
@@ -134,11 +134,11 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
 
     k = rint(f(D)/g) (exact: g is a power of two), K = ⌊Δf/g⌋ + m bounds ‖k − k'‖₁ on
     neighbours for an m-entry query of ℓ1 sensitivity Δf (each entry's rounding can add less
-    than one grid step: Σ|rint(a_i) − rint(a'_i)| < Δf/g + m), and the release is (k + N)·g
+    than one grid step: ``Σ|rint(a_i) − rint(a'_i)| < Δf/g + m``), and the release is (k + N)·g
     with N two-sided geometric of scale K/ε per entry, drawn exactly at every scale
     (:func:`~dpverify.primitives.sampling.discrete_laplace`), and k + N an exact int64: the
     set of reachable outputs does not depend on D (the textbook float mechanism's flaw,
-    Mironov 2012; see :mod:`dpverify.audit.floating_point`).  When |k + N| ≥ 2^53 the float
+    Mironov 2012; see :mod:`dpverify.audit.floating_point`).  When ``|k + N| ≥ 2^53`` the float
     output is the nearest double to (k + N)·g, a deterministic function of the exact integer
     release (post-processing: no privacy cost).  Noise scale in value units: (Δf + m·g)/ε at
     most, so choose g ≪ Δf/m for long vectors.  (K = ⌊Δf/g⌋ + 1, right for a scalar, is not
