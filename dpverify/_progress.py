@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 import time
 from typing import Callable, Iterator, TextIO
 
@@ -54,18 +55,42 @@ def progress(label: str, total: float | None = None, *, stream: TextIO | None | 
             yield tick
         return
     last = [t0]
+    current = [""]
+    lock = threading.Lock()
 
     def fmt(note: str) -> str:
         amount = f"{done[0]:,.0f}" + (f"/{total:,.0f}" if total else "") + (f" {unit}" if unit else "")
         return f"{label}: {amount} ({time.monotonic() - t0:.1f} s){' ' + note if note else ''}"
 
     def tick(advance: float = 1, note: str = "") -> None:
-        done[0] += advance
-        now = time.monotonic()
-        if now - last[0] >= every:
-            last[0] = now
-            print(fmt(note), file=stream, flush=True)
+        with lock:
+            done[0] += advance
+            if note:
+                current[0] = note
+            now = time.monotonic()
+            if now - last[0] >= every:
+                last[0] = now
+                print(fmt(note), file=stream, flush=True)
 
-    yield tick
+    # A heartbeat: when no tick arrives (one long step), a line still comes at least every
+    # ``heartbeat`` seconds, so no command is silent for long even off a terminal.
+    stop = threading.Event()
+    heartbeat = max(every, 2.0)
+
+    def beat() -> None:
+        while not stop.wait(heartbeat / 2):
+            with lock:
+                if time.monotonic() - last[0] >= heartbeat:
+                    last[0] = time.monotonic()
+                    print(fmt(f"still working after {current[0]}" if current[0] else "working"),
+                          file=stream, flush=True)
+
+    watcher = threading.Thread(target=beat, name=f"progress:{label}", daemon=True)
+    watcher.start()
+    try:
+        yield tick
+    finally:
+        stop.set()
+        watcher.join()
     if time.monotonic() - t0 >= every:
         print(fmt("done"), file=stream, flush=True)

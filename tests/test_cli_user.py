@@ -229,8 +229,8 @@ def test_continual_release_keeps_big_integers_exact(capsys, tmp_path):
 
 # ------------------------------------------------------------------ for people (issue 14)
 
-# commands whose flags are checked below; audit and continual are checked once their flags are done
-DOCUMENTED = ("verify", "claims", "report", "rr", "pca-evaluate", "pca-audit")
+# every command; a command's sub-commands (continual release/mse) are walked too
+DOCUMENTED = ("verify", "claims", "report", "rr", "pca-evaluate", "pca-audit", "audit", "continual")
 
 
 def test_help_and_version_import_no_room():
@@ -265,13 +265,19 @@ def test_every_flag_has_help_and_lists_its_choices():
 
     sub = next(a for a in build_parser(None)._actions if isinstance(a, argparse._SubParsersAction))
     for name in DOCUMENTED:
-        for a in sub.choices[name]._actions:
-            if isinstance(a, argparse._HelpAction):
-                continue
-            assert a.help, f"dpverify {name} {a.option_strings}: no help text"
-            if a.choices and a.metavar:  # argparse lists choices itself unless a metavar hides them
-                missing = [c for c in a.choices if str(c) not in a.help]
-                assert not missing, f"dpverify {name} {a.option_strings}: choices {missing} not listed"
+        parsers = [(name, sub.choices[name])]
+        while parsers:
+            label, parser = parsers.pop()
+            for a in parser._actions:
+                if isinstance(a, argparse._HelpAction):
+                    continue
+                assert a.help, f"dpverify {label} {a.option_strings or a.dest}: no help text"
+                if isinstance(a, argparse._SubParsersAction):
+                    parsers += [(f"{label} {n}", sp) for n, sp in a.choices.items()]
+                    continue
+                if a.choices and a.metavar:  # argparse lists choices itself unless a metavar hides them
+                    missing = [c for c in a.choices if str(c) not in a.help]
+                    assert not missing, f"dpverify {label} {a.option_strings}: choices {missing} not listed"
     for name in ("rr", "pca-audit"):  # the privacy parameters are spelled the same everywhere
         assert "--epsilon" in sub.choices[name]._option_string_actions
     assert "--epsilon" in sub.choices["pca-evaluate"]._option_string_actions

@@ -302,7 +302,8 @@ def register(subparsers) -> None:
 
     names = method_names()
     p = subparsers.add_parser("continual", help="continual release of running counts (seeds 000, 004)")
-    sub = p.add_subparsers(dest="continual_command", required=True)
+    sub = p.add_subparsers(dest="continual_command", required=True, metavar="ACTION",
+                           help="release: publish noisy running totals of a CSV column; mse: exact expected MSE")
 
     r = sub.add_parser("release", help="read a CSV column of counts, write ONLY the noisy running totals",
                        description="Stream a CSV column of counts through a continual-release method and write "
