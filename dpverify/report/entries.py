@@ -41,16 +41,16 @@ def badge(verdict: str) -> str:
 def is_self_test(c: Mapping[str, Any]) -> bool:
     """A claim about dpverify itself, not a paper's statement.
 
-    Its source seed is :data:`dpverify.claims.model.SELF_TEST`; the auditor's
-    planted-bug and control claims (room ``audit``) count as self-tests too
-    until their sources say so themselves.
+    Its source seed is :data:`dpverify.claims.model.SELF_TEST` (the auditor's planted
+    bugs and controls, the library's own mechanisms); a claim that checks a paper's
+    statement on the library's implementation cites the paper and is not one.
     """
     if "self_test" in c:
         return bool(c["self_test"])
     from dpverify.claims.model import SELF_TEST
 
     seed = (c.get("source_parts") or {}).get("seed", "")
-    return seed == SELF_TEST or str(c.get("id", "")).split(".", 1)[0] == "audit"
+    return seed == SELF_TEST
 
 
 def _short(v: Any) -> str | None:
