@@ -158,6 +158,11 @@ OVERRIDES = {
     "dpverify.audit.statistical.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.statistical.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.continual.kary.kary_path_sums": {"x": [1.0, 2.0, 3.0, 4.0], "k": 2},
+    "dpverify.continual.kary.check_branching": {"k": 2, "name": "k"},  # messages name what the caller names
+    "dpverify.continual.fda.fda_level_shares": {"n": 7},  # all bits set: no NaN root share (NaN marks absent roots)
+    "dpverify.continual.methods.register_method": {"m": __import__("dpverify.continual", fromlist=["x"]).methods.get_method("fda")},
+    "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
+    "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
 }
 
 #: Objects that methods of classes are fuzzed with: class -> method, kwargs (called on the baseline instance).

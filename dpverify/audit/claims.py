@@ -29,6 +29,7 @@ from dpverify.audit.mechanisms import (
 from dpverify.audit.statistical import PatternCode, clopper_pearson_upper, epsilon_lower_bound
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.claims.model import SELF_TEST
+from dpverify.toolkit import audit_epsilon
 
 # Claims about the auditor and the library's own (planted-bug, control) mechanisms cite the library,
 # not seed 002: the survey states the definitions, it does not make these claims.
@@ -41,9 +42,8 @@ NMAX_D, NMAX_DP = [1.0] * 5, [2.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def _audit(mech, d, dp, eps, samples, seed, confidence=0.99, **kw) -> Outcome:
-    r = epsilon_lower_bound(mech, d, dp, samples=samples, confidence=confidence, rng=seed, **kw)
-    ev = {"claimed_epsilon": eps, **r.as_dict(), "seed": seed, "mechanism": repr(mech)}
-    return Outcome(r.verdict(eps), ev)
+    out = audit_epsilon(mech, d, dp, epsilon=eps, samples=samples, confidence=confidence, rng=seed, **kw)
+    return Outcome(out.verdict, {**out.evidence, "mechanism": repr(mech)}, summary=out.summary)
 
 
 # ----------------------------------------------------------------- controls (never "holds")

@@ -284,7 +284,7 @@ def check_ldp(
     definition: str = "standard",
     *,
     exact: bool = False,
-    atol: float = 1e-12,
+    atol: float | None = None,
 ) -> LDPResult:
     """Decide whether the mechanism ``P`` is (ε, δ)-LDP.
 
@@ -302,11 +302,15 @@ def check_ldp(
         outputs (the definition printed in seed 003).
     exact : bool
         Decide in exact rational arithmetic (entries must be rational).
-    atol : float
+    atol : float, optional
         Float mode only, a tolerance for rounding.  With δ = 0: holds iff
-        ln P[i1, j] − ln P[i2, j] ≤ ε + atol for every pair and output, so a zero
-        against a non-zero probability always fails.  With δ > 0: holds iff
-        ``required_delta <= delta + atol``.
+        ln P[i1, j] − ln P[i2, j] ≤ ε + atol for every pair and output (default
+        1e-12 in log space), so a zero against a non-zero probability always fails.
+        With δ > 0: holds iff ``required_delta <= delta + atol``; the default is the
+        rounding bound of the computed δ, 8(m + 1)·2⁻⁵³ for m outputs (each term
+        max(0, P[a,j] − e^ε P[c,j]) is at most 1 and carries a few ulps), so a δ
+        far below the required one is never accepted.  ``exact=True`` decides
+        without any tolerance.
 
     Returns
     -------
@@ -333,7 +337,10 @@ def check_ldp(
     Pm = check_row_stochastic(P, "P")
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
-    tol = check_real(atol, "atol", nonneg=True)
+    if atol is None:  # δ = 0: log-ratio slack; δ > 0: the rounding bound of a hockey-stick sum
+        tol = 1e-12 if dlt == 0 else 8.0 * (Pm.shape[1] + 1) * 2.0**-53
+    else:
+        tol = check_real(atol, "atol", nonneg=True)
     if definition == "per_output":
         d, hi, lo, bad = _per_output_float(Pm, eps, dlt, tol)
         j = int(np.argmax(d))

@@ -224,14 +224,18 @@ def load_rooms() -> None:
         try:
             pkg = importlib.import_module(f"dpverify.{mod.name}")
             subs = [s.name for s in pkgutil.iter_modules(pkg.__path__)]
-        except Exception:
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException:  # a claims file that raises, exits or skips is an error result
             _register_import_failure(mod.name, f"dpverify.{mod.name}")
             continue
         for sub in subs:
             if sub == "claims" or sub.startswith("claims_"):
                 try:
                     importlib.import_module(f"dpverify.{mod.name}.{sub}")
-                except Exception:
+                except (KeyboardInterrupt, GeneratorExit):
+                    raise
+                except BaseException:  # a claims file that raises, exits or skips is an error result
                     _register_import_failure(mod.name, f"dpverify.{mod.name}.{sub}")
     load_installed_rooms()
     _LOADED = True
@@ -264,7 +268,9 @@ def load_installed_rooms() -> list[Claim]:
                 for sub in pkgutil.iter_modules(mod.__path__):
                     if sub.name == "claims" or sub.name.startswith("claims_"):
                         importlib.import_module(f"{mod.__name__}.{sub.name}")
-        except Exception:
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException:  # a claims file that raises, exits or skips is an error result
             _register_import_failure(room, module)
         finally:
             _ROOM_OF_LOADING.pop()

@@ -42,7 +42,9 @@ def run_claim(c: Claim, *, thorough: bool = False) -> Result:
         if not isinstance(outcome, Outcome):
             raise TypeError(f"the check of claim {c.id!r} returned {type(outcome).__name__}, not an Outcome")
         err = None
-    except Exception as exc:  # a crashing check must not stop the others
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as exc:  # a crashing check (even sys.exit or a test-framework skip) must not stop the others
         err = traceback.format_exc()
         first = (str(exc).strip().splitlines() or [""])[0]
         outcome = Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {first}"},
@@ -54,7 +56,14 @@ def run_claim(c: Claim, *, thorough: bool = False) -> Result:
                                           "returned_verdict": outcome.verdict.value},
                           outcome.figure_data, summary=why)
         err = f"AuditVerdictError: {why}"
-    return Result(c, outcome, time.perf_counter() - t0, err)
+    seconds = time.perf_counter() - t0
+    if outcome.verdict is not Verdict.ERROR and seconds > c.timeout:  # in-process: the limit is checked after the fact
+        why = f"the check of {c.id} ran {seconds:.1f} s, over its declared time limit of {c.timeout:g} s"
+        outcome = Outcome(Verdict.ERROR, {**dict(outcome.evidence), "error": why,
+                                          "returned_verdict": outcome.verdict.value},
+                          outcome.figure_data, summary=why)
+        err = f"TimeoutError: {why}"
+    return Result(c, outcome, seconds, err)
 
 
 def errors_first(results: Iterable[Result]) -> list[Result]:

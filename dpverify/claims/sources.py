@@ -85,7 +85,9 @@ def _load_file(path: Path) -> list[Claim]:
     before = dict(_REGISTRY)
     try:
         _module_of_file(path)
-    except Exception:
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException:  # a claims file that raises, exits or skips is an error result
         room = re.sub(r"\W", "_", path.stem) or "file"
         room = room if room[0].isalpha() or room[0] == "_" else f"_{room}"
         return [_register_import_failure(room, str(path))]
@@ -103,7 +105,9 @@ def _load_module(name: str) -> list[Claim]:
                 if sub.name == "claims" or sub.name.startswith("claims_"):
                     mods.append(importlib.import_module(f"{name}.{sub.name}"))
         files = {str(Path(m.__file__).resolve()) for m in mods if getattr(m, "__file__", None)}
-    except Exception:
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException:  # a claims file that raises, exits or skips is an error result
         room = name.split(".")[-1] if name.split(".")[0] != "dpverify" else name.split(".")[1]
         return [_register_import_failure(room, name)]
     return _claims_of(files, before)

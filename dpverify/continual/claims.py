@@ -5,6 +5,7 @@ Each check computes its verdict; ``thorough=True`` widens the sweeps.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -44,6 +45,9 @@ def _erratum_outcome(printed_fails: bool, corrected_holds: bool, evidence: dict,
     v = _erratum(printed_fails, corrected_holds)
     summary = {_V.ERRATUM: why, _V.REFUTED: "The corrected statement fails as well.", _V.HOLDS: ""}[v]
     return Outcome(v, evidence, summary=summary)
+
+
+_Z5_RATE = math.erfc(5 / math.sqrt(2))  # P(|Z| ≥ 5) ≈ 5.7e-7: the false-alarm rate of a "|z| < 5" z-test
 
 
 def _tril(n: int) -> np.ndarray:
@@ -387,11 +391,12 @@ def _err_rec(thorough: bool = False) -> Outcome:
     from scipy.optimize import minimize_scalar
 
     from dpverify.continual.symbolic import alpha, err_recursion, h_alpha, stationary_alpha
+    from dpverify.toolkit import symbolic_equal
 
     e, w, m = sympy.symbols("e w m", positive=True)
     a_star = stationary_alpha(e, w)
     expect_a = sympy.cbrt(e) / (sympy.cbrt(e) + sympy.cbrt(w))
-    a_ok = sympy.simplify(a_star - expect_a) == 0
+    a_ok = symbolic_equal(a_star, expect_a).equal is True
     rec = err_recursion(e, m)
     f_rec = sympy.lambdify((e, m), rec, "numpy")
     f_h = sympy.lambdify((alpha, e, w), h_alpha(e, w), "numpy")
@@ -536,18 +541,23 @@ def _any_n(thorough: bool = False) -> Outcome:
 def _release_mse(thorough: bool = False) -> Outcome:
     """Seeded; per comparison |z| > 5 has probability < 1e-6 if the formula is right (CLT on R sums)."""
     from dpverify.continual import expected_mse, release
+    from dpverify.toolkit import simulate_against
 
     n, eps, reps, seed = 64, 0.8, (4000 if thorough else 400), 2024
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 20, size=n)
     truth = np.cumsum(counts)
-    zs = {}
+    zs, ok = {}, True
     for method in ("naive", "fenwick", "fda"):
         for noise in ("laplace", "discrete"):
-            sq = np.array([np.sum((release(counts, eps, method, rng=rng, noise=noise) - truth) ** 2) for _ in range(reps)])
             exp = expected_mse(n, eps, method, noise=noise).sum()
-            zs[f"{method}/{noise}"] = round(float((sq.mean() - exp) / (sq.std(ddof=1) / np.sqrt(reps))), 3)
-    ok = all(abs(z) < 5 for z in zs.values())
+            out = simulate_against(  # the z-test rejecting |z| ≥ 5, on the same seeded stream
+                lambda g, k, method=method, noise=noise: [
+                    np.sum((release(counts, eps, method, rng=g, noise=noise) - truth) ** 2) for _ in range(k)],
+                exp, n=reps, alpha=_Z5_RATE, rng=rng, what=f"the exact {method}/{noise} MSE")
+            z = math.copysign(out.evidence["z"], out.evidence["simulated_mean"] - exp)
+            zs[f"{method}/{noise}"] = round(float(z), 3)
+            ok &= out.verdict is Verdict.HOLDS
     return Outcome(_holds(ok), {"z_scores": zs, "reps": reps, "seed": seed, "n": n})
 
 

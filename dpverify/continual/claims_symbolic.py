@@ -15,6 +15,7 @@ import sympy as sp
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.continual import symbolic as S
 from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy, popcount, strategy_column_sums
+from dpverify.toolkit import symbolic_equal
 
 
 @claim(
@@ -31,9 +32,9 @@ def _thm5_symbolic(thorough: bool = False) -> Outcome:
     rec = S.fenwick_recurrences(6)
     m, eps = rec["m"], sp.Symbol("epsilon", positive=True)
     sym_ok = (
-        sp.simplify(rec["col1_norm"] - m) == 0
-        and sp.simplify(rec["trace_BtB"] - m * 2 ** (m - 1)) == 0
-        and sp.simplify(rec["total_mse"] - 2 / eps**2 * m**3 * 2 ** (m - 1)) == 0
+        symbolic_equal(rec["col1_norm"], m).equal is True
+        and symbolic_equal(rec["trace_BtB"], m * 2 ** (m - 1)).equal is True
+        and symbolic_equal(rec["total_mse"], 2 / eps**2 * m**3 * 2 ** (m - 1)).equal is True
     )
     # the block recursions are the library's matrices, and the closed forms match them exactly
     m_max = 12 if thorough else 9
@@ -53,7 +54,7 @@ def _thm5_symbolic(thorough: bool = False) -> Outcome:
     steps_ok = all(S.any_n_step_holds(t) for t in range(1, digits + 1))
     mpos = sp.Symbol("m", integer=True, positive=True)
     at_all_ones = S.digit_sum_at_all_ones()
-    at_all_ones_ok = sp.simplify(at_all_ones - mpos * 2 ** (mpos - 1)) == 0
+    at_all_ones_ok = symbolic_equal(at_all_ones, mpos * 2 ** (mpos - 1)).equal is True
     L = 2**16 if thorough else 2**12
     csum = np.cumsum(popcount(np.arange(1, L + 1)))
     bad_digits = [n for n in range(1, L + 1)

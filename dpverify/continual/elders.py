@@ -83,7 +83,7 @@ def elders_digit_range(k: int) -> tuple[int, int]:
     >>> elders_digit_range(5), elders_digit_range(4)
     ((-2, 2), (-1, 2))
     """
-    k = _branching(k, "k")
+    k = _branching(k, "k (the branching factor)")
     return -((k - 1) // 2), k // 2
 
 

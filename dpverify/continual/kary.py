@@ -71,6 +71,7 @@ __all__ = [
 _GUARD = 1e-12  # λ scaled by (1 - _GUARD) so float rounding never lifts a column sum of ΣM above 1
 _MAX_BRANCHING = 64
 _OBJECTIVES = ("total", "minimax")
+_K = "k (the branching factor)"  # how messages name a parameter k
 
 
 def check_branching(k, name: str = "branching") -> int:
@@ -103,7 +104,7 @@ def kary_levels(n: int, k: int) -> int:
     (3, 4)
     """
     n = check_n(n)
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     L, p = 0, 1
     while p <= n:
         L, p = L + 1, p * k
@@ -119,7 +120,7 @@ def kary_digits(n: int, k: int) -> list[int]:
     [2, 0, 1]
     """
     n = check_nonneg_int(n, "n")
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     out = []
     while n:
         n, d = divmod(n, k)
@@ -135,7 +136,7 @@ def kary_node_span(t, k: int) -> np.ndarray:
     >>> kary_node_span([1, 3, 9, 18, 27], 3).tolist()
     [1, 3, 9, 9, 27]
     """
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     if isinstance(t, (str, bytes)):
         raise TypeError(f"t must be integer node times, got {type(t).__name__}")
     t_in = np.asarray(t)
@@ -175,7 +176,7 @@ def kary_strategy_matrix(n: int, k: int) -> sp.csr_matrix:
     [[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 1]]
     """
     n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_strategy_matrix(n={n})")
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     t = np.arange(1, n + 1, dtype=np.int64)
     length = kary_node_span(t, k)
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -208,7 +209,7 @@ def kary_recombination(n: int, k: int) -> sp.csr_matrix:
     [0, 0, 1, 1, 1]
     """
     n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_recombination(n={n})")
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     r, c = _descent_edges(n, k)
     return sp.csr_matrix((np.ones(r.size), (r - 1, c - 1)), shape=(n, n))
 
@@ -227,7 +228,7 @@ def kary_column_sq_norms(n: int, k: int) -> np.ndarray:
     [2.0, 1.0, 6.0, 2.0, 1.0, 3.0, 2.0, 1.0]
     """
     n = check_n(n, per_node=48, what=f"kary_column_sq_norms(n={n})")
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     i = np.arange(1, n + 1, dtype=np.int64)
     span = kary_node_span(i, k)
     block = span * k
@@ -244,7 +245,7 @@ def kary_errors(levels: int, k: int) -> np.ndarray:
     >>> bool(np.allclose(kary_errors(5, 2), fda_errors(5)))
     True
     """
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)) or levels < 0:
         raise ValueError(f"levels must be an integer >= 0, got {levels!r}")
     if levels * np.log2(k) > 900:
@@ -287,7 +288,7 @@ def kary_optimum(n: int, k: int) -> float:
     True
     """
     n = check_n(n)
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     E = _errors(k, kary_levels(n, k))
     total = 0.0
     for j, times in _groups(n, k):
@@ -405,7 +406,7 @@ def kary_minimax_value(n: int, k: int) -> float:
     4.5465
     """
     n = check_n(n)
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     return float(_minimax_plan(n, k)[0])
 
 
@@ -421,7 +422,7 @@ def kary_weights(n: int, k: int, objective: str = "total") -> np.ndarray:
     1.0
     """
     n = check_n(n, per_node=48, what=f"kary_weights(n={n})")
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     _check_objective(objective)
     lam = _assemble_total(n, k) if objective == "total" else _assemble_minimax(n, k)
     return lam * (1.0 - _GUARD)
@@ -447,7 +448,7 @@ def kary_path_sums(x, k: int) -> np.ndarray:
     elif x.ndim != 1:
         raise ValueError(f"x must be 1-dimensional, got shape {x.shape}")
     n = x.size
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     y = np.zeros(n + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
     y[1:] = x
     p = 1
@@ -544,7 +545,7 @@ def kary_node_sums(a: np.ndarray, k: int) -> np.ndarray:
     [1, 2, 6, 4]
     """
     a = check_counts(a, "a")
-    k = check_branching(k, "k")
+    k = check_branching(k, _K)
     s = np.zeros(a.size + 1, dtype=np.int64)
     np.cumsum(a, out=s[1:])
     t = np.arange(1, a.size + 1, dtype=np.int64)

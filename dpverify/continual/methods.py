@@ -51,6 +51,8 @@ def register_method(m: ContinualMethod) -> ContinualMethod:
     >>> register_method(get_method("fda")).name   # re-registering the same object is a no-op
     'fda'
     """
+    if not isinstance(m, ContinualMethod):
+        raise TypeError(f"m must be a ContinualMethod, got {type(m).__name__}")
     if m.name in _METHODS and _METHODS[m.name] is not m:
         raise ValueError(f"continual method {m.name!r} registered twice")
     _METHODS[m.name] = m

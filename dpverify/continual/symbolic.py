@@ -48,6 +48,22 @@ __all__ = [
 
 alpha = sp.Symbol("alpha", positive=True)
 
+_MAX_M = 2**20  # closed forms: 2^m stays an exact integer of at most a million bits
+_MAX_M_SYMBOLS = 512  # lambda_expression builds a product of m symbols (quadratic in m)
+
+
+def _check_m(m, name: str = "m", *, maximum: int = _MAX_M):
+    """``m`` for a closed form: a sympy expression (kept symbolic) or an integer in [0, maximum]."""
+    from dpverify._validation import check_nonneg_int
+
+    if isinstance(m, sp.Basic):
+        if not m.is_Number:
+            return m  # a symbol or an expression: evaluated symbolically
+        if not m.is_Integer:
+            raise TypeError(f"{name} must be an integer or a sympy expression, got {m!r}")
+        m = int(m)
+    return check_nonneg_int(m, name, maximum=maximum)
+
 
 def h_alpha(e, w):
     """h(α) = e/α² + w/(1-α)² + e: the left copy scaled by α, the middle node 1 - α, the right copy.
@@ -98,7 +114,7 @@ def lambda_expression(k: int, m: int):
     """
     from dpverify._validation import check_positive_int
 
-    m = check_positive_int(m, "m")
+    m = check_positive_int(m, "m", maximum=_MAX_M_SYMBOLS)
     k = check_positive_int(k, "k")
     if k > 2**m - 1:
         raise ValueError(f"k must be <= 2^m - 1 = {2**m - 1}, got {k}")
@@ -139,6 +155,7 @@ def popcount_sum_closed_form(m):
     >>> popcount_sum_closed_form(3), sum(bin(p).count("1") for p in range(1, 8))   # exact, not a float
     (12, 12)
     """
+    m = _check_m(m)
     j = sp.Symbol("j", integer=True, nonnegative=True)
     # bit j of p in [0, 2^m): half of the 2^m numbers have it set
     return sp.simplify(sp.summation(sp.Integer(2) ** m / 2, (j, 0, m - 1)))
@@ -170,6 +187,7 @@ def err_org_closed_form(m):
     >>> err_org_closed_form(3)                  # 27 · 4
     108
     """
+    m = _check_m(m)
     ms = sp.Symbol("m", integer=True, nonnegative=True)
     return err_org_recursion()[2].subs(ms, m)
 

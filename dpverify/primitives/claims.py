@@ -18,6 +18,7 @@ from dpverify.primitives.composition import Accountant, BudgetExceeded, parallel
 from dpverify.primitives.exponential import exponential_probabilities
 from dpverify.primitives.additive import laplace_mechanism, laplace_scale
 from dpverify.primitives.sensitivity import l1_sensitivity
+from dpverify.toolkit import symbolic_equal
 from dpverify.primitives.usefulness import laplace_alpha, laplace_failure_probability, simulate_failure_probability
 
 S_LAP = Source("002", "拉普拉斯机制", "M(D) = f(D) + Lap(Δf/ε)")
@@ -61,7 +62,7 @@ def laplace_log_ratio_sup():
 def _laplace_dp(thorough: bool = False) -> Outcome:
     sup, (left, mid, right) = laplace_log_ratio_sup()
     s, b = sp.symbols("s b", positive=True)
-    region_ok = sp.simplify(left - s / b) == 0 and sp.simplify(right + s / b) == 0
+    region_ok = symbolic_equal(left, s / b).equal is True and symbolic_equal(right, -s / b).equal is True
     # the middle region lies between: (s/b) − mid ≥ 0 and mid + s/b ≥ 0
     u = sp.Symbol("u", positive=True)
     # (mid − (−s/b)) and (s/b − mid) are non-negative for every u > 0
@@ -242,11 +243,11 @@ def _usefulness(thorough: bool = False) -> Outcome:
     alpha_sol = sp.solve(sp.Eq(m * tail, beta), a)
     derived = sp.simplify(alpha_sol[0])
     expected_form = bsym * sp.log(m / beta)
-    sym_ok = sp.simplify(sp.expand_log(derived - expected_form, force=True)) == 0
+    sym_ok = symbolic_equal(derived, expected_form).equal is True
     # exact failure probability of m independent answers at that α: 1 − (1 − e^{−α/b})^m
     fail_m = 1 - (1 - sp.exp(-derived / bsym)) ** m
     fail_1 = sp.simplify(fail_m.subs(m, 1))  # = β exactly: Pr(max ≤ α) = 1 − β, not > 1 − β
-    m1_equality = sp.simplify(fail_1 - beta) == 0
+    m1_equality = symbolic_equal(fail_1, beta).equal is True
     rows = []
     ok = sym_ok
     strict_m_ge_2 = True
@@ -265,7 +266,7 @@ def _usefulness(thorough: bool = False) -> Outcome:
         rows.append([df, eps, mm, bb, round(al, 6), exact, sim])
     # the strict '>' for m ≥ 2: 1 − (1 − β/m)^m < β (Bernoulli); symbolically at m = 2 the gap is β²/4
     gap2 = sp.factor(sp.simplify(beta - fail_m.subs(m, 2)))
-    ok = ok and strict_m_ge_2 and sp.simplify(gap2 - beta**2 / 4) == 0
+    ok = ok and strict_m_ge_2 and symbolic_equal(gap2, beta**2 / 4).equal is True
     if not ok:
         verdict = Verdict.REFUTED
         summary = "The union-bound α fails even the corrected bound Pr(max ≤ α) ≥ 1 − β."
@@ -311,10 +312,10 @@ def _interactive(thorough: bool = False) -> Outcome:
     int_opt = sp.simplify(f.subs(e1, e1_opt[0]))
     non_at_spent = sp.simplify(2 * var(sp.Integer(int(sens_pair)) / spent_int))
     methods_agree = abs(num_sup - float(spent_int.subs(eps, 1))) < 1e-9
-    holds_as_printed = sens_f2 == 2 and sp.simplify(spent_int - eps) == 0
+    holds_as_printed = sens_f2 == 2 and symbolic_equal(spent_int, eps).equal is True
     # corrected statement: at the privacy the printed scheme really spends, the non-interactive release
     # (scale = pair sensitivity / spent) has less variance, and the best interactive split ties with it
-    corrected_ok = bool((non_at_spent - var_int).subs(eps, 1) < 0) and sp.simplify(int_opt - var_non) == 0
+    corrected_ok = bool((non_at_spent - var_int).subs(eps, 1) < 0) and symbolic_equal(int_opt, var_non).equal is True
     if not methods_agree:
         verdict = Verdict.INCONCLUSIVE
         summary = "The symbolic and grid computations of the privacy spent disagree."
@@ -376,8 +377,8 @@ def _geometric(thorough: bool = False) -> Outcome:
     tail = (1 - pk.sum()) / 2
     obs = np.concatenate([[np.sum(x < -6)], [np.sum(x == j) for j in ks], [np.sum(x > 6)]])
     pval = float(stats.chisquare(obs, np.concatenate([[tail], pk, [tail]]) * x.size).pvalue)
-    ok = (worst <= 1 + 1e-12 and pval > 1e-6 and sp.simplify(sup_expr - eps * s / dfs) == 0
-          and sp.simplify(low_expr + eps * s / dfs) == 0)
+    ok = (worst <= 1 + 1e-12 and pval > 1e-6 and symbolic_equal(sup_expr, eps * s / dfs).equal is True
+          and symbolic_equal(low_expr, -eps * s / dfs).equal is True)
     return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED,
                    {"log_ratio": log_ratio, "on_k_le_0": sup_expr, "on_k_ge_s": low_expr, "max_loss_over_eps": worst,
                     "sampler_chi2_pvalue": pval, "seed": 8, "false_alarm": "1e-6 (sampler test)"})

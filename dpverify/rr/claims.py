@@ -351,8 +351,8 @@ def _binary_solvers(thorough: bool = False) -> Outcome:
     expected="holds",
 )
 def _example(thorough: bool = False) -> Outcome:
-    from dpverify.audit import check_ldp
     from dpverify.rr import optimal_mechanism, simulate_survey, solve_lp
+    from dpverify.toolkit import finite_mechanism_privacy
 
     e, d, p = 0.1, 0.15, 0.2
     thr = 1 / (math.exp(e) + 1)
@@ -365,8 +365,8 @@ def _example(thorough: bool = False) -> Outcome:
         "eps_u": abs(u0 - 0.8) < 1e-12 and abs(lp0 - 0.8) < 1e-9,
         "eps_delta_matrix": np.allclose(P1, [[0.15, 0.85], [0, 1]], atol=1e-12),
         "eps_delta_u": abs(u1 - 0.83) < 1e-12 and abs(lp1 - 0.83) < 1e-9,
-        "ldp_eps": check_ldp(P0, e).holds,
-        "ldp_eps_delta": check_ldp(P1, e, d).holds,
+        "ldp_eps": finite_mechanism_privacy(P0, epsilon=e).verdict is Verdict.HOLDS,
+        "ldp_eps_delta": finite_mechanism_privacy(P1, epsilon=e, delta=d).verdict is Verdict.HOLDS,
     }
     sims = {}
     for name, P in (("eps", P0), ("eps_delta", P1)):
@@ -518,6 +518,7 @@ def _nary_definition(thorough: bool = False) -> Outcome:
     from dpverify.audit import check_ldp
     from dpverify.rr import optimal_mechanism
     from dpverify.rr.lp import solve_lp
+    from dpverify.toolkit import finite_mechanism_privacy
 
     # a 4-output mechanism that passes the per-output condition but not the standard (set) definition
     q, h = "1/4", "1/2"
@@ -544,7 +545,8 @@ def _nary_definition(thorough: bool = False) -> Outcome:
         e, d = float(rng.uniform(0.05, 2)), float(rng.uniform(0.01, 0.6))
         worst = max(worst, abs(solve_lp(pi, e, d, "standard").u - solve_lp(pi, e, d, "per_output").u))
         Pm, _ = optimal_mechanism(pi, e, d)
-        both &= check_ldp(Pm, e, d, "standard").holds and check_ldp(Pm, e, d, "per_output").holds
+        both &= all(finite_mechanism_privacy(Pm, epsilon=e, delta=d, definition=dfn).verdict is Verdict.HOLDS
+                    for dfn in ("standard", "per_output"))
     corrected = binary_same and worst < 1e-8 and both
     if not counterexample:
         verdict = Verdict.HOLDS
@@ -617,7 +619,7 @@ def _sec4_holohan(thorough: bool = False) -> Outcome:
     proof="rr/binary_optimum.md",
 )
 def _model1_ties(thorough: bool = False) -> Outcome:
-    from dpverify.audit import check_ldp
+    from dpverify.toolkit import finite_mechanism_privacy
 
     t = sp.Symbol("t", nonnegative=True)
     hi = E / (E + 1)
@@ -641,7 +643,7 @@ def _model1_ties(thorough: bool = False) -> Outcome:
             for Ev in (sp.Rational(11, 10), 2, 7):
                 feas &= all(gv.subs({t: tv, E: Ev}) <= 0 for gv in g_vals)
                 Pm = [[x.subs({t: tv, E: Ev}), 1 - x.subs({t: tv, E: Ev})], [1 - y.subs({t: tv, E: Ev}), y.subs({t: tv, E: Ev})]]
-                feas &= check_ldp(Pm, sp.log(Ev), 0, exact=True).holds
+                feas &= finite_mechanism_privacy(Pm, epsilon=sp.log(Ev), exact=True).verdict is Verdict.HOLDS
         checks[f"{name}_segment_feasible"] = bool(feas)
     ok = all(checks.values())
     return Outcome(Verdict.HOLDS if ok else Verdict.REFUTED, {"checks": checks})

@@ -6,6 +6,7 @@ import sympy as sp
 
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.rr import symbolic as S
+from dpverify.toolkit import symbolic_equal
 
 
 def _deterministic(vertex, subs) -> bool:
@@ -21,7 +22,7 @@ def _delta_better(thorough: bool = False) -> Outcome:
     r1, r2 = S.binary_regimes(False), S.binary_regimes(True)
     diffs, ok = [], len(r1) == len(r2) == 3
     for a, b in zip(r1, r2):
-        same_interval = sp.simplify(a.lower - b.lower) == 0 and sp.simplify(a.upper - b.upper) == 0
+        same_interval = symbolic_equal(a.lower, b.lower).equal is True and symbolic_equal(a.upper, b.upper).equal is True
         d = sp.factor(b.u - a.u)  # in E = e^ε, δ, π0
         # d ≥ 0 on the regime, and > 0 inside (0, 1): evaluate the sign at interior points exactly
         pts = [(sp.Rational(e), sp.Rational(dl), p) for e in ("11/10", "2", "7") for dl in ("1/100", "1/3", "9/10")

@@ -357,3 +357,13 @@ def test_float_checker_agrees_with_exact_rationals(P, eps):
     for a in range(n):
         for c in range(n):
             assert abs(hockey_stick(P[a], P[c], eps) - _mp_curve(P[a], P[c], eps)) < 1e-12
+
+
+def test_small_delta_is_not_accepted_by_an_absolute_tolerance():
+    """Review finding: with δ > 0 a fixed atol of 1e-12 accepted δ = 1e-15 for a mechanism needing 1e-13."""
+    P = [[1e-13, 1 - 1e-13], [0.0, 1.0]]
+    for definition in ("standard", "per_output"):
+        r = check_ldp(P, 1.0, delta=1e-15, definition=definition)
+        assert not r.holds and r.required_delta == pytest.approx(1e-13, rel=1e-9)
+        assert check_ldp(P, 1.0, delta=1e-13, definition=definition).holds
+    assert ldp_epsilon(P, delta=1e-15) == float("inf")
