@@ -71,6 +71,32 @@ OWNED = (
     "dpverify.pca.thm3",
     "dpverify.datasets.loaders",
     "dpverify.claims.evidence",
+    "dpverify.audit.floating_point",
+    "dpverify.audit.intervals",
+    "dpverify.continual.alg5",
+    "dpverify.continual.api",
+    "dpverify.continual.baselines",
+    "dpverify.continual.binary",
+    "dpverify.continual.boost",
+    "dpverify.continual.elders",
+    "dpverify.continual.elders_stream",
+    "dpverify.continual.elders_weights",
+    "dpverify.continual.exact",
+    "dpverify.continual.experiments",
+    "dpverify.continual.fda",
+    "dpverify.continual.fenwick",
+    "dpverify.continual.forest",
+    "dpverify.continual.hdmm",
+    "dpverify.continual.honaker",
+    "dpverify.continual.kary",
+    "dpverify.continual.matrix",
+    "dpverify.continual.matrix_table",
+    "dpverify.continual.methods",
+    "dpverify.continual.naive",
+    "dpverify.continual.node_noise",
+    "dpverify.continual.privelet",
+    "dpverify.continual.symbolic",
+    "dpverify.continual.weights",
 )
 
 
@@ -161,6 +187,23 @@ OVERRIDES = {
     "dpverify.continual.kary.check_branching": {"k": 2, "name": "k"},  # messages name what the caller names
     "dpverify.continual.fda.fda_level_shares": {"n": 7},  # all bits set: no NaN root share (NaN marks absent roots)
     "dpverify.continual.methods.register_method": {"m": __import__("dpverify.continual", fromlist=["x"]).methods.get_method("fda")},
+    "dpverify.continual.alg5.alg5_release": {"counts": [2, 1, 0], "epsilon": 1.0, "m": 2, "rng": 0},
+    "dpverify.continual.elders_weights.check_weights": {"weights": "total", "n": 100},
+    "dpverify.continual.exact.round_up": {"x": __import__("fractions").Fraction(1, 3)},
+    "dpverify.continual.matrix.gaussian_sigma": {"epsilon": 1.0, "delta": 1e-5},
+    "dpverify.continual.symbolic.any_n_step_holds": {"t": 3},
+    "dpverify.continual.elders.elders_node_variance": {"levels": 3, "epsilon": 1.0},
+    "dpverify.continual.honaker.honaker_level_variances": {"shares": [0.5, 0.5], "branching": 2, "epsilon": 1.0},
+    "dpverify.continual.forest.check_noise_scale": {"epsilon": 1.0, "min_weight": 0.5, "noise": "discrete"},
+    "dpverify.continual.forest.block_of": {"t": [1, 2, 3], "blocks": [(0, 3), (3, 1)]},
+    "dpverify.continual.forest.check_blocks": {"blocks": [(0, 3), (3, 1)], "n": 4},
+    "dpverify.continual.forest.forest_descent_sums": {"x": [1.0, 2.0, 3.0, 4.0], "blocks": [(0, 3), (3, 1)]},
+    "dpverify.continual.fda.fda_errors": {"levels": 3},
+    "dpverify.continual.fda.fda_weights_at": {"nodes": [1, 2], "n": 3},
+    "dpverify.continual.kary.kary_errors": {"levels": 3, "k": 2},
+    "dpverify.continual.symbolic.ratio_sequence": {"m_max": 2},
+    "dpverify.continual.experiments.simulate_mse": {"method": "naive", "n": 4, "epsilon": 1.0, "reps": 2, "rng": 0},
+    "dpverify.continual.symbolic.popcount_prefix_sum_digits": {"exponents": [3, 1]},
     "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
 }
@@ -588,6 +631,16 @@ def test_cli_rr_sample():
         if why:
             bad.append((argv, why))
     assert not bad, bad
+
+
+@pytest.mark.parametrize("cmd", ["verify", "claims"])
+def test_cli_empty_only_prefix_is_refused(cmd, capsys):
+    """``--only ''`` would select every claim: refused with exit 2 and one line naming --only."""
+    from dpverify.cli import main
+
+    assert main([cmd, "--only", ""]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--only" in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 @pytest.mark.slow

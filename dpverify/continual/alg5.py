@@ -31,8 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_positive_int
 from dpverify.continual.fda import fda_errors
+from dpverify.continual.fenwick import _check_eps
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["Alg5Result", "alpha_table", "coef_counted", "alg5_release"]
@@ -116,8 +117,8 @@ def alg5_release(counts, *, epsilon: float, m: int, noise: str = "laplace", rng=
     >>> alg5_release([2, 1, 0], epsilon=1e9, m=2, noise="discrete", rng=0).per_release_path.tolist()
     [1, 1, 2]
     """
-    m = check_positive_int(m, "m")
-    eps = check_epsilon(epsilon)
+    m = check_positive_int(m, "m", maximum=61)  # T = 2^m − 1 counts: int64 positions
+    eps = _check_eps(epsilon)
     a = check_counts(counts, "counts", nonempty=True)
     T = 2**m - 1
     if a.size != T:

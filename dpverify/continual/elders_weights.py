@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from dpverify._validation import check_positive_int
 from dpverify.continual.elders import _strategy, elders_levels
 
 __all__ = ["elders_node_factors", "check_weights"]
@@ -39,8 +40,9 @@ def check_weights(weights, n: int) -> str:
     >>> check_weights("total", 100)
     'total'
     """
-    if weights not in _WEIGHTS:
+    if not isinstance(weights, str) or weights not in _WEIGHTS:
         raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+    n = check_positive_int(n, "n")
     if weights != "uniform" and n > _MAX_N:
         raise ValueError(f"weights={weights!r} solves a conic program: n must be <= {_MAX_N}, got {n}")
     return weights

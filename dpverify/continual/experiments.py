@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_positive_int
+from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_work
 from dpverify.continual.api import expected_mse, release
 from dpverify.continual.baselines import (
     honaker_level_variances,
@@ -348,6 +348,7 @@ def simulate_mse(method: str, n: int, epsilon: float, reps: int, rng=None, *, no
     """
     n = check_positive_int(n, "n")
     reps = check_positive_int(reps, "reps")
+    check_work(float(n) * reps, f"reps={reps} releases of n={n} counts")
     g = as_generator(rng)
     acc = np.zeros(n)
     for _ in range(reps):

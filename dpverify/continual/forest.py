@@ -70,9 +70,13 @@ def check_blocks(blocks, n: int | None = None) -> list[tuple[int, int]]:
     [(0, 3), (3, 1)]
     """
     try:
-        out = [(int(o), int(s)) for o, s in blocks]
+        pairs = [(o, s) for o, s in blocks]
     except (TypeError, ValueError):
         raise TypeError(f"blocks must be a sequence of (offset, size) integer pairs, got {blocks!r}") from None
+    for v in (x for pair in pairs for x in pair):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)):
+            raise TypeError(f"blocks must be a sequence of (offset, size) integer pairs, got {v!r} in {blocks!r}")
+    out = [(int(o), int(s)) for o, s in pairs]
     pos = 0
     for o, size in out:
         if o != pos or size < 1:
@@ -146,7 +150,8 @@ def check_noise_scale(epsilon: float, min_weight: float, noise: str) -> None:
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
     scale = 1.0 / (epsilon * min_weight) if epsilon * min_weight > 0 else float("inf")
     if not np.isfinite(scale) or not np.isfinite(2.0 * scale * scale):
-        raise ValueError(f"epsilon={epsilon!r} is too small: the noise scale 1/(ε·λ) = {scale!r} overflows float64")
+        raise ValueError(f"epsilon={epsilon!r} is too small for min_weight={min_weight!r}: the noise scale "
+                         f"1/(ε·λ) = {scale!r} overflows float64")
     if noise == "discrete" and scale > MAX_DISCRETE_SCALE:
         raise ValueError(f"epsilon={epsilon!r} is too small for integer noise: scale 1/(ε·λ) = {scale:.3g} > 2^40 "
                          "(the noisy totals would not stay inside int64)")

@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify._validation import as_generator, check_counts, check_finite_array, check_positive_int
 from dpverify.continual.fenwick import _check_eps, _check_result
 from dpverify.continual.kary import (
     check_branching,
@@ -87,11 +87,12 @@ def honaker_level_variances(shares: np.ndarray, branching: int, epsilon: float) 
     if lam.size < 1 or (lam <= 0).any():
         raise ValueError(f"shares must be non-empty and > 0, got {lam.tolist()}")
     k = check_branching(branching)
-    epsilon = check_epsilon(epsilon)
+    eps = _check_eps(epsilon)
     prec = np.empty(lam.size)
     for j in range(lam.size):
-        prec[j] = (epsilon * lam[j]) ** 2 / 2.0 + (prec[j - 1] / k if j else 0.0)  # proof: honaker-prec
-    return 1.0 / prec
+        prec[j] = (eps * lam[j]) ** 2 / 2.0 + (prec[j - 1] / k if j else 0.0)  # proof: honaker-prec
+    with np.errstate(divide="ignore"):
+        return _check_result(1.0 / prec, epsilon)
 
 
 def _digit_counts(n: int, k: int, L: int) -> np.ndarray:

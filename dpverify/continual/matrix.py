@@ -115,6 +115,10 @@ def gaussian_sigma(epsilon: float, delta: float) -> float:
     d = check_delta(delta)
     if d <= 0:
         raise ValueError("delta must be > 0 for Gaussian noise")
+    try:
+        exp(eps)
+    except OverflowError:
+        raise ValueError(f"epsilon must be at most ln(max float) ≈ 709.78 (e^epsilon must be finite), got {epsilon!r}") from None
 
     def dl(s):
         return norm.cdf(1 / (2 * s) - eps * s) - exp(eps) * norm.cdf(-1 / (2 * s) - eps * s)

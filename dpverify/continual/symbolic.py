@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import sympy as sp
 
 __all__ = [
@@ -203,7 +204,7 @@ def ratio_sequence(m_max: int, prec: int = 50) -> list:
     """
     from dpverify._validation import check_positive_int
 
-    m_max = check_positive_int(m_max, "m_max")
+    m_max = check_positive_int(m_max, "m_max", maximum=10_000)  # one recursion step per m
     prec = check_positive_int(prec, "prec")
     ms = sp.Symbol("m", integer=True, nonnegative=True)
     org = sp.lambdify(ms, err_org_recursion()[2], "mpmath")
@@ -302,6 +303,11 @@ def popcount_prefix_sum_digits(exponents):
     >>> popcount_prefix_sum_digits([3, 1]), sum(bin(p).count("1") for p in range(1, 11))
     (17, 17)
     """
+    if isinstance(exponents, (str, bytes, sp.Basic)) or not hasattr(exponents, "__iter__"):
+        raise TypeError(f"exponents must be a sequence of integers or sympy symbols, got {exponents!r}")
+    if isinstance(exponents, np.ndarray) and exponents.ndim != 1:
+        raise ValueError(f"exponents must be 1-dimensional, got shape {exponents.shape}")
+    exponents = [_check_m(e, "exponents") for e in exponents]
     if all(isinstance(e, int) for e in exponents):  # plain integers: exact and fast
         return sum(e * 2**e // 2 + i * 2**e + 1 for i, e in enumerate(exponents))
     tot = 0
@@ -318,6 +324,9 @@ def any_n_step_holds(t: int) -> bool:
     >>> any_n_step_holds(3)
     True
     """
+    from dpverify._validation import check_positive_int
+
+    t = check_positive_int(t, "t", maximum=64)  # sympy's simplification grows with t (64 digits: a few seconds)
     es = sp.symbols(f"e1:{t + 1}", integer=True, nonnegative=True)
     r = sum(sp.Integer(2) ** e for e in es[1:])
     lhs = popcount_prefix_sum_digits(list(es)) - popcount_prefix_sum_digits(list(es[1:]))
