@@ -87,8 +87,10 @@ def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None, no
     t = np.arange(1, n + 1, dtype=np.int64)
     if noise == "discrete":  # DLap(L/ε) on the integer p-sums: variance 2r/(1 - r)², r = e^{-ε/L}
         r = np.exp(-eps / L)
-        return _check_result(2.0 * r / np.expm1(-eps / L) ** 2 * _popcount(t), epsilon)  # proof: binary-mse-discrete
-    return _check_result(2.0 * L**2 * _popcount(t) / eps**2, epsilon)  # proof: binary-mse
+        mse = 2.0 * r / np.expm1(-eps / L) ** 2 * _popcount(t)  # proof: binary-mse-discrete
+    else:
+        mse = 2.0 * L**2 * _popcount(t) / eps**2  # proof: binary-mse
+    return _check_result(mse, epsilon)
 
 
 def binary_strategy(n: int, *, levels: int | None = None):

@@ -242,7 +242,8 @@ def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
     """
     eps = _check_eps(epsilon)
     s = w_singular_values(n)
-    return float(_check_result(np.asarray(2.0 / eps**2 * float(s.sum()) ** 2 / n), epsilon))  # proof: svd-bound
+    bound = 2.0 / eps**2 * float(s.sum()) ** 2 / n  # proof: svd-bound
+    return float(_check_result(np.asarray(bound), epsilon))
 
 
 def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:

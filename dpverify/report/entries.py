@@ -6,8 +6,10 @@ Example
 ...      "summary": "", "evidence": {"tight_delta": 0.25, "n": 3}}
 >>> reason(c)
 'The exact computation check concluded refuted: tight δ = 0.25, n = 3.'
->>> is_self_test({"id": "audit.bug.x", "source_parts": {"seed": "002"}})
+>>> is_self_test({"id": "audit.bug.x", "source_parts": {"seed": "dpverify self-test"}})
 True
+>>> is_self_test({"id": "audit.control.fda_release", "source_parts": {"seed": "004"}})
+False
 """
 
 from __future__ import annotations
