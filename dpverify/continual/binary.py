@@ -16,7 +16,6 @@ Example
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from dpverify.continual._tree_common import (
     _guard,
     _popcount,
 )
+from dpverify.continual.forest import _check_count
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -158,10 +158,7 @@ class BinaryMechanismStream:
         return self.n - self.t
 
     def push(self, a_t) -> float:
-        if isinstance(a_t, bool) or not isinstance(a_t, numbers.Real):
-            raise TypeError(f"a_t must be a non-negative integer, got {a_t!r}")
-        if not np.isfinite(a_t) or a_t < 0 or a_t != int(a_t):
-            raise ValueError(f"a_t must be a non-negative integer, got {a_t!r}")
+        a_t = _check_count(a_t)  # the one count check of the streams (dpverify.continual.forest)
         if self.t >= self.n:
             raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
         if self._buf is None or self.t - self._lo >= self._buf.size:  # the batch release's chunks, in order

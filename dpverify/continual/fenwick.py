@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_finite_array, check_positive_int
-from dpverify.continual.forest import ForestStream
+from dpverify.continual.forest import ForestStream, _check_count  # noqa: F401  (the one count check of the streams)
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.proofdocs import proven
 
@@ -503,19 +503,6 @@ def _release_validated(a: np.ndarray, eps: float, w: np.ndarray, rng: np.random.
 # the naive stream shares with it.
 
 _CHUNK = 4096
-
-
-def _check_count(a) -> int:
-    if type(a) is int:  # fast path
-        if a < 0:
-            raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
-        return a
-    if isinstance(a, bool) or not isinstance(a, numbers.Real):
-        raise TypeError(f"a_t must be a non-negative integer, got {a!r} of type {type(a).__name__}")
-    f = float(a)
-    if not np.isfinite(f) or f != int(f) or f < 0:
-        raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
-    return int(f)
 
 
 class _Base:
