@@ -20,7 +20,6 @@ from dpverify._validation import as_generator, check_counts
 from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual._tree_common import (
     _DENSE_LIMIT,
-    _check_noise,
     _guard,
     _haar_basis,
     _laplace_only,
@@ -108,9 +107,7 @@ def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     """
     a = check_counts(counts, "counts", nonempty=True)
     eps = _check_eps(epsilon)
-    _check_noise(noise)
-    if noise != "laplace":
-        raise ValueError("boost's consistency step is real-valued: noise must be 'laplace'")
+    _laplace_only(noise, "boost")
     m = _log2_exact(a.size)
     ell = m + 1
     g = as_generator(rng)

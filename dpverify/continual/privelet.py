@@ -19,7 +19,6 @@ from dpverify._validation import as_generator, check_counts
 from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual._tree_common import (
     _DENSE_LIMIT,
-    _check_noise,
     _guard,
     _haar_basis,
     _laplace_only,
@@ -100,9 +99,7 @@ def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -
     """
     a = check_counts(counts, "counts", nonempty=True)
     eps = _check_eps(epsilon)
-    _check_noise(noise)
-    if noise != "laplace":
-        raise ValueError("privelet's coefficients are real-valued: noise must be 'laplace'")
+    _laplace_only(noise, "privelet")
     n = a.size
     m = _log2_exact(n)
     rho = m + 1
