@@ -146,7 +146,7 @@ def audit_delta_curve(mechanism, *, pair, delta_curve, epsilons, samples: int, c
     for e in eps:
         best = (-math.inf, None, None)
         for first, (a, b) in ((0, (counts[0], counts[1])), (1, (counts[1], counts[0]))):
-            for kind, mask, ca, cb, n_used in _candidates(a, b):
+            for kind, mask, ca, cb, n_used in _candidates(a, b, ordered=not binner.categorical):
                 if ca.size == 0:
                     continue
                 gap = ca / n_used - math.exp(e) * cb / n_used

@@ -29,6 +29,7 @@ _MAX_PATTERNS = 1 << 16
 _MAX_LUT = 1 << 22
 _N_UNIFORM_EDGES = 1024
 _N_TAIL_EDGES = 192
+_MAX_UNION_GROUPS = 32  # the union family of a many-bin statistic works on this many groups of bins
 _HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -132,6 +133,7 @@ class _Binner:
 
     def __init__(self, pilot: np.ndarray, categorical: bool = False, max_patterns: int = _MAX_PATTERNS):
         self.discrete = pilot.dtype.kind in "biu"
+        self.categorical = bool(categorical)  # unordered codes: adjacent bins are unrelated
         self.n_distinct = 0
         self.pooled = False
         if self.discrete:
@@ -189,14 +191,15 @@ class _Binner:
         return f"T in a union of {int(mask.sum())} of {self.nbins} intervals cut at selection quantiles"
 
 
-def _candidates(a2: np.ndarray, b2: np.ndarray):
+def _candidates(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
     """Candidate events as (kind, mask_of(j), count_a[j], count_b[j], n) families.
 
     ``a2``, ``b2`` are (2, nbins) counts of the two halves of the selection sample.
     Thresholds (prefixes/suffixes of the bins in their natural order) are scored on both
     halves.  For unions of bins ordered by likelihood ratio, the order is taken from the
     first half and the cut is scored on the second, so noise in thousands of small bins
-    cannot make an arbitrary union look good.
+    cannot make an arbitrary union look good; for an ``ordered`` statistic with more than 64
+    bins the unions are of ≈ 32 groups of adjacent bins.
     """
     a, b = a2.sum(axis=0), b2.sum(axis=0)
     n = max(int(a.sum()), 1)
@@ -218,14 +221,23 @@ def _candidates(a2: np.ndarray, b2: np.ndarray):
     n2 = int(a2[1].sum())
     if n2 < 1 or a2[0].sum() < 1:
         return
-    order = np.argsort(-(a2[0] + 0.5) / (b2[0] + 0.5), kind="stable")
+    # many bins of an ordered statistic: the union family works on ≈ 32 groups of adjacent bins of
+    # equal pooled count, so that its order is not fitted to the noise of thousands of sparse bins
+    # (categorical codes keep one bin per pattern: neighbouring codes are unrelated patterns)
+    group = np.arange(nb)
+    if ordered and nb > _MAX_UNION_GROUPS * 2:
+        pooled = np.cumsum(a + b)
+        group = np.minimum((pooled - 1) * _MAX_UNION_GROUPS // max(int(pooled[-1]), 1), _MAX_UNION_GROUPS - 1)
+    ng = int(group.max()) + 1
+    g0 = [np.bincount(group, weights=x, minlength=ng) for x in (a2[0], b2[0], a2[1], b2[1])]
+    order = np.argsort(-(g0[0] + 0.5) / (g0[1] + 0.5), kind="stable")
+    rank = np.empty(ng, np.int64)
+    rank[order] = np.arange(ng)
 
     def by_ratio(j):
-        m = np.zeros(nb, bool)
-        m[order[: j + 1]] = True
-        return m
+        return rank[group] <= j
 
-    yield "bins", by_ratio, np.cumsum(a2[1][order])[:-1], np.cumsum(b2[1][order])[:-1], n2
+    yield "bins", by_ratio, np.cumsum(g0[2][order])[:-1], np.cumsum(g0[3][order])[:-1], n2
 
 
 def _make_event(kind: str, mask: np.ndarray, binner: _Binner) -> Event:

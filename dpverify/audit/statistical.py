@@ -172,18 +172,20 @@ def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(1,), chunk_si
 
 
 def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
-                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False) -> Selection:
+                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False, penalty: float = _SEL_PENALTY) -> Selection:
     """Rank the candidate events on the selection counts; return the best (or the pooled pair).
 
     ``confirm``: rank thresholds by the worse of their scores on the two halves of the selection
-    sample (split and confirm; used by :func:`dpverify.audit.audit`).
+    sample (split and confirm; used by :func:`dpverify.audit.audit`).  ``penalty`` weighs the selection
+    counts' own variance against the estimation's (1: an event is ranked as if the selection noise
+    were as large again as the estimation noise, scaled by the same z; 1/z²: one standard error).
     """
     z = stats.norm.ppf(1.0 - alpha / 2.0)
 
     def bound(ca, cb, n_used):
         # the bound this event would give on n_est fresh samples, widened by the selection
         # counts' own noise (n_eff); ranking only — validity never depends on it
-        n_eff = 1.0 / (_SEL_PENALTY / n_used + 1.0 / n_est)
+        n_eff = 1.0 / (penalty / n_used + 1.0 / n_est)
         pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
         qu = _wilson(cb / n_used, n_eff, z, upper=True)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -191,7 +193,7 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
 
     best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used) of its best event
     for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
-        for kind, mask, ca, cb, n_used in _candidates(a, b):
+        for kind, mask, ca, cb, n_used in _candidates(a, b, ordered=not getattr(binner, "categorical", False)):
             score = bound(ca, cb, n_used)
             if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
                 # split and confirm: a threshold must look good on both halves of the selection
@@ -219,7 +221,7 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     if len(best) == 2 and alpha / 2.0 < 0.25:
         (_, _, _, a1, b1, n1), (_, _, _, a2, b2, n2) = best["d>d_prime"], best["d_prime>d"]
         zp = stats.norm.ppf(math.exp(-alpha / 2.0))
-        n_eff = 1.0 / (_SEL_PENALTY / (n1 + n2) + 1.0 / (2 * n_est))
+        n_eff = 1.0 / (penalty / (n1 + n2) + 1.0 / (2 * n_est))
         pl = _wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
         qu = _wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
         pooled = math.log(pl / qu) if pl > 0 else -math.inf

@@ -1,0 +1,132 @@
+"""Fixed statistics of vector outputs that need no training: the auditor screens them beside the
+learned ones.
+
+Any function of the output fixed before the estimation sample is drawn gives valid events
+(``proofs/audit/auditor_validity.md``); these three are fixed from the pilot's outputs only:
+
+- :class:`Projection` — one coordinate of the output (the optimal statistic when one coordinate
+  carries the difference, as in a noisy histogram whose changed bin is the only informative one);
+- :class:`CoordinateSum` — the sum of the non-flag coordinates (the likelihood ratio of Gaussian
+  noise on a shifted vector);
+- :class:`SignCount` — how many coordinates lie above their pooled median.  For k independent
+  Laplace(b) releases of one value shifted by Δ ≪ b, the per-coordinate log-likelihood ratio is
+  ±Δ/b except on a window of width Δ, so the likelihood ratio is (almost exactly) a function of
+  this count: the count is what an ideal test thresholds, where a sum or a linear classifier is
+  blurred by the heavy tails (measured on ``LaplaceParallel``: ``benchmarks/bench_audit_suite.py``).
+
+*Flag values* — outputs repeated exactly, such as the ⊥ and "stopped" markers of sparse-vector
+answers — are found by :class:`~dpverify.audit.classifiers.FeatureMap` and left out of the sum and
+the count (a coordinate holding a flag is counted in neither direction).
+
+Example
+-------
+>>> import numpy as np
+>>> x = np.array([[1.0, 5.0, -1000.0], [3.0, 0.0, 2.0]])
+>>> SignCount(np.array([2.0, 2.0, 2.0]), np.array([-1000.0]))(x).tolist()
+[1, 1]
+>>> CoordinateSum(np.array([-1000.0]))(x).tolist(), Projection(1)(x).tolist()
+([6.0, 5.0], [5.0, 0.0])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpverify.audit.classifiers import FeatureMap
+
+__all__ = ["CoordinateSum", "Projection", "SignCount", "fixed_statistics"]
+
+MAX_PROJECTIONS = 32  # wider outputs get the sum and the count only
+
+
+def _flat(outputs) -> np.ndarray:
+    x = np.asarray(outputs)
+    return x.reshape(len(x), -1)
+
+
+def _is_flag(x: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    out = np.zeros(x.shape, bool)
+    for v in flags:
+        out |= x == v
+    return out
+
+
+@dataclass(frozen=True)
+class Projection:
+    """T(o) = o_j, coordinate ``j`` of the flattened output.
+
+    Example
+    -------
+    >>> Projection(0)(np.array([[4, 5], [6, 7]])).tolist()
+    [4, 6]
+    """
+
+    j: int
+
+    def __call__(self, outputs) -> np.ndarray:
+        return _flat(outputs)[:, self.j]
+
+
+@dataclass(frozen=True, eq=False)
+class CoordinateSum:
+    """T(o) = Σ_i o_i over the coordinates that hold no flag value.
+
+    Example
+    -------
+    >>> CoordinateSum()(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [3.0, 7.0]
+    """
+
+    flags: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __call__(self, outputs) -> np.ndarray:
+        x = _flat(outputs).astype(float)
+        return np.where(_is_flag(x, self.flags), 0.0, x).sum(axis=1)
+
+
+@dataclass(frozen=True, eq=False)
+class SignCount:
+    """T(o) = #{i : o_i > m_i and o_i is no flag}, m the pooled per-coordinate medians of the pilot.
+
+    Example
+    -------
+    >>> SignCount(np.array([0.0, 0.0]))(np.array([[1.0, -1.0], [2.0, 3.0]])).tolist()
+    [1, 2]
+    """
+
+    medians: np.ndarray
+    flags: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __call__(self, outputs) -> np.ndarray:
+        x = _flat(outputs).astype(float)
+        return ((x > self.medians) & ~_is_flag(x, self.flags)).sum(axis=1).astype(np.int64)
+
+
+def fixed_statistics(pilot) -> list[tuple[str, object]]:
+    """The fixed statistics worth screening for vector outputs like ``pilot`` (rows = outputs of both
+    inputs pooled): (name, statistic) pairs.
+
+    Example
+    -------
+    >>> g = np.random.default_rng(0)
+    >>> [name for name, _ in fixed_statistics(g.laplace(size=(100, 3)))]
+    ['sign count', 'sum', 'coordinate 0', 'coordinate 1', 'coordinate 2']
+    """
+    x = _flat(pilot).astype(float)
+    fm = FeatureMap.fit(x)
+    if fm.discrete or x.shape[1] < 2:  # patterns and scalars have their own statistics
+        return []
+    masked = np.where(_is_flag(x, fm.flags), np.nan, x)
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-flag column has no median
+            med = np.nanmedian(masked, axis=0)
+    med = np.where(np.isnan(med), np.inf, med)
+    out: list[tuple[str, object]] = [("sign count", SignCount(med, fm.flags)), ("sum", CoordinateSum(fm.flags))]
+    if x.shape[1] <= MAX_PROJECTIONS:
+        out += [(f"coordinate {j}", Projection(j)) for j in range(x.shape[1])]
+    return out
