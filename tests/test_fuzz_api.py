@@ -220,6 +220,8 @@ OVERRIDES = {
     "dpverify.audit.suite.exact.exact_law": {
         "mechanism": __import__("dpverify.audit.suite", fromlist=["x"]).SVT1(0.1), "data": [1.0, 0.0, 1.0]},
     "dpverify.audit.suite.oracle.sampler_pvalue": _suite_law(),
+    "dpverify.audit.suite.oracle.reach_probability": {
+        "p_event": 0.5, "q_event": 0.4, "n": 1000, "confidence": 0.9, "target": 0.1},
     "dpverify.audit.suite.oracle.EventBound": {
         "epsilon": 0.5, "direction": "p>q", "event": (0, 2), "event2": (1,), "p_event": 0.6, "q_event": 0.3,
         "k_p": 600, "k_q": 300, "trials": 1000, "level": 0.05},

@@ -22,7 +22,7 @@ from dpverify.audit import audit
 from dpverify.audit.suite import (SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, ReportNoisyMax1, ReportNoisyMax2,
                                   ReportNoisyMax3, TruncatedGeometric)
 from dpverify.audit.suite.exact import exact_law
-from dpverify.audit.suite.oracle import _bound, best_event_bound, exact_epsilon, sampler_pvalue
+from dpverify.audit.suite.oracle import _bound, best_event_bound, exact_epsilon, reach_probability, sampler_pvalue
 from dpverify.audit.suite.svt import _stop_after
 
 HALF = np.r_[np.zeros(5), np.ones(5)]
@@ -285,6 +285,30 @@ def test_pooled_event_uses_both_orders():
     single, both = (best_event_bound(p, q, n=10**4, confidence=0.9, pooled=v) for v in (False, True))
     assert both.direction == "both" and both.trials == 2 * 10**4 and both.epsilon > single.epsilon
     assert both.event == (2,) and both.event2 == (0,)
+
+
+@pytest.mark.parametrize(("n", "pe", "qe"), [(60, 0.5, 0.3), (200, 0.05, 0.02), (40, 0.9, 0.9)])
+def test_reach_probability_is_the_double_binomial_sum(n, pe, qe):
+    """Against the full double sum over every (k_P, k_Q), the bounds computed by scipy directly."""
+    k = np.arange(n + 1)
+    lo = np.where(k > 0, stats.beta.ppf(0.05, np.maximum(k, 1), n - k + 1), 0.0)
+    hi = np.where(k < n, stats.beta.ppf(0.95, k + 1, np.maximum(n - k, 1)), 1.0)
+    with np.errstate(divide="ignore"):
+        bound = np.log(lo)[:, None] - np.log(hi)[None, :]
+    mass = stats.binom.pmf(k, n, pe)[:, None] * stats.binom.pmf(k, n, qe)[None, :]
+    for target in (-0.2, 0.0, 0.2, 0.6, 1.5):
+        want = mass[bound >= target].sum()
+        assert abs(reach_probability(pe, qe, n=n, confidence=0.9, target=target) - want) < 1e-12
+
+
+def test_svt1_target_needs_luck_at_ten_million():
+    """The best SVT1 event reaches DP-Sniper's 0.0858 at 10^7 only by chance (about 8 %), and
+    almost surely at DP-Sniper's 2·10^8."""
+    p, q = (exact_law(SVT1(0.1, threshold=0.5), x)[1] for x in (np.ones(10), np.r_[np.full(5, 2.0), np.zeros(5)]))
+    b = best_event_bound(p, q, n=10**7, confidence=0.9)
+    luck = reach_probability(b.p_event, b.q_event, n=10**7, confidence=0.9, target=0.0858)
+    assert 0.05 < luck < 0.12
+    assert reach_probability(b.p_event, b.q_event, n=2 * 10**8, confidence=0.9, target=0.0858) > 0.8
 
 
 # ----------------------------------------------------------------------------- the auditor stays below

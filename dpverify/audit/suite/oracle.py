@@ -8,6 +8,7 @@
   for Q, ε_lb = ln(P_lower / Q_upper)); with ``pooled=True`` also its pooled "both orders" event
   (2n trials at level 1 − e^{−α/2}).  No budget is spent on search or selection, so this is the
   ceiling of any event-based auditor of the pair at that budget (at typical counts).
+- :func:`reach_probability` — the chance that a fixed event's bound reaches a target by luck.
 - :func:`sampler_pvalue` — an exact test of a law against a mechanism's own sampler.
 
 Derivations and checks: ``proofs/audit/suite_exact.md``.
@@ -37,12 +38,14 @@ from dpverify.audit.exact import max_privacy_loss
 from dpverify.audit.intervals import _wilson, clopper_pearson_lower, clopper_pearson_upper
 from dpverify.proofdocs import proven
 
-__all__ = ["EventBound", "best_event_bound", "exact_epsilon", "sampler_pvalue"]
+__all__ = ["EventBound", "best_event_bound", "exact_epsilon", "reach_probability", "sampler_pvalue"]
 
 _MAX_N = 2**62
 _POOLED_GRID = 1024  # prefixes per order tried for the pooled event (all when fewer)
 _POOLED_EXACT = 64  # pooled candidates bounded exactly, the best by the Wilson ranking
 _CHUNK = 1 << 18
+_TAIL = 1e-14  # reach_probability: binomial mass left outside each count window
+_MAX_WINDOW = 200_000
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,42 @@ def best_event_bound(p, q, *, n: int, confidence: float, pooled: bool = False) -
     if pooled and all(orders[d][0].size for d in orders):
         best = max(best, _pooled(orders, n, alpha), key=lambda e: e.epsilon)
     return best
+
+
+@proven("proofs/audit/suite_exact.md")
+def reach_probability(p_event: float, q_event: float, *, n: int, confidence: float, target: float) -> float:
+    """Pr[ln(P_lower / Q_upper) ≥ target] for an event fixed in advance, P(S) = ``p_event`` and
+    Q(S) = ``q_event``, with n draws per input (k_P ~ Bin(n, P(S)), k_Q ~ Bin(n, Q(S)) independent,
+    one-sided Clopper–Pearson at α/2 each): the chance that an auditor which already knows the best
+    event reaches ``target`` — the luck it needs where the bound at expected counts falls short.
+
+    Exact sum over k_Q of Pr[k_Q] · Pr[k_P ≥ k_min(k_Q)], both restricted to their central
+    1 − 2·10^-14 (error ≤ 4·10^-14); at most 2·10^5 values of each count (ValueError otherwise).
+
+    Example
+    -------
+    >>> r = reach_probability(0.5, 0.4, n=1000, confidence=0.9, target=0.1)
+    >>> 0.5 < r < 0.7
+    True
+    """
+    pe, qe = check_probability(p_event, "p_event"), check_probability(q_event, "q_event")
+    n = check_positive_int(n, "n", maximum=_MAX_N)
+    level = (1.0 - check_confidence(confidence)) / 2
+    target = check_real(target, "target")
+    windows = []
+    for name, v in (("p_event", pe), ("q_event", qe)):
+        lo, hi = stats.binom.ppf(_TAIL, n, v), stats.binom.isf(_TAIL, n, v)
+        if hi - lo + 1 > _MAX_WINDOW:
+            raise ValueError(f"n = {n} with {name} = {v:g} needs {hi - lo + 1:.3g} count values "
+                             f"(at most {_MAX_WINDOW}); the exact sum is not attempted")
+        windows.append(np.arange(max(lo, 0), hi + 1))
+    kp, kq = windows
+    lo_p = clopper_pearson_lower(kp, n, level)  # increasing in k_P
+    with np.errstate(over="ignore"):  # a target beyond e^709: nothing reaches it
+        need = np.exp(target + np.log(clopper_pearson_upper(kq, n, level)))  # P_lower must reach this
+    first = np.searchsorted(lo_p, need, side="left")  # proof: reach-kmin
+    tail = np.where(first < kp.size, stats.binom.sf(kp[np.minimum(first, kp.size - 1)] - 1, n, pe), 0.0)
+    return float(np.clip(np.sum(stats.binom.pmf(kq, n, qe) * tail), 0.0, 1.0))  # proof: reach-sum
 
 
 def _pooled(orders, n, alpha) -> EventBound:
