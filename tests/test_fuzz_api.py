@@ -73,6 +73,8 @@ OWNED = (
     "dpverify.claims.evidence",
     "dpverify.audit.floating_point",
     "dpverify.audit.intervals",
+    "dpverify.audit.suite.exact",
+    "dpverify.audit.suite.oracle",
     "dpverify.continual.alg5",
     "dpverify.continual.api",
     "dpverify.continual.baselines",
@@ -144,6 +146,15 @@ DEFAULTS = {
     "name": "x", "objective": "total", "noise": "discrete", "value_": 1.0, "published": _X, "original": _X,
 }
 
+def _suite_law():
+    from dpverify.audit.suite import TruncatedGeometric
+    from dpverify.audit.suite.exact import exact_law
+
+    m = TruncatedGeometric(0.1)
+    out, p = exact_law(m, [2])
+    return {"mechanism": m, "data": [2.0], "outcomes": out, "probabilities": p.tolist(), "samples": 200, "rng": 0}
+
+
 def _exact_opt():
     from dpverify.rr.nary import exact_optimum
 
@@ -206,6 +217,14 @@ OVERRIDES = {
     "dpverify.continual.symbolic.popcount_prefix_sum_digits": {"exponents": [3, 1]},
     "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
+    "dpverify.audit.suite.exact.exact_law": {
+        "mechanism": __import__("dpverify.audit.suite", fromlist=["x"]).SVT1(0.1), "data": [1.0, 0.0, 1.0]},
+    "dpverify.audit.suite.oracle.sampler_pvalue": _suite_law(),
+    "dpverify.audit.suite.oracle.reach_probability": {
+        "p_event": 0.5, "q_event": 0.4, "n": 1000, "confidence": 0.9, "target": 0.1},
+    "dpverify.audit.suite.oracle.EventBound": {
+        "epsilon": 0.5, "direction": "p>q", "event": (0, 2), "event2": (1,), "p_event": 0.6, "q_event": 0.3,
+        "k_p": 600, "k_q": 300, "trials": 1000, "level": 0.05},
 }
 
 #: Objects that methods of classes are fuzzed with: class -> method, kwargs (called on the baseline instance).
@@ -311,6 +330,8 @@ def _same(a, b) -> bool:
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
+    if type(a) is type(b) and type(a).__eq__ is object.__eq__ and hasattr(a, "__dict__") and not isinstance(a, type):
+        return _same(vars(a), vars(b))  # objects compared by identity (mechanisms): compare their state
     try:
         return bool(a == b)
     except Exception:  # noqa: BLE001
@@ -594,6 +615,16 @@ def test_harness_can_fail():
         x[0] = 99.0
 
     assert run_isolated(mutate, (np.zeros(2),))["mutated"]
+
+    class Box:  # compared by identity: the harness compares its state
+        def __init__(self):
+            self.eps = 1.0
+
+    def mutate_state(box):
+        box.eps = 2.0
+
+    assert run_isolated(mutate_state, (Box(),))["mutated"]
+    assert not run_isolated(lambda box: box.eps, (Box(),))["mutated"]
 
     def spin():
         while True:
