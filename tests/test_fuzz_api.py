@@ -73,6 +73,7 @@ OWNED = (
     "dpverify.claims.evidence",
     "dpverify.audit.floating_point",
     "dpverify.audit.intervals",
+    "dpverify.audit.renyi",
     "dpverify.continual.alg5",
     "dpverify.continual.api",
     "dpverify.continual.baselines",
@@ -144,6 +145,11 @@ DEFAULTS = {
     "name": "x", "objective": "total", "noise": "discrete", "value_": 1.0, "published": _X, "original": _X,
 }
 
+def _gauss_mechanism(d, rng, n):
+    """The Gaussian mechanism N(d, 1): a valid mechanism for the auditors' baselines."""
+    return rng.normal(float(d), 1.0, n)
+
+
 def _exact_opt():
     from dpverify.rr.nary import exact_optimum
 
@@ -206,6 +212,12 @@ OVERRIDES = {
     "dpverify.continual.symbolic.popcount_prefix_sum_digits": {"exponents": [3, 1]},
     "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
+    "dpverify.audit.renyi.rdp_delta_curve": {"alpha": 2.0, "epsilon": 1.0},
+    "dpverify.audit.renyi.zcdp_delta_curve": {"rho": 0.5},
+    "dpverify.audit.renyi.audit_rdp": {"mechanism": _gauss_mechanism, "alpha": 2.0, "epsilon": 1.0, "pair": (0.0, 1.0),
+                                       "samples": 2000, "confidence": 0.9, "rng": 0},
+    "dpverify.audit.renyi.audit_zcdp": {"mechanism": _gauss_mechanism, "rho": 0.5, "pair": (0.0, 1.0),
+                                        "samples": 2000, "confidence": 0.9, "rng": 0},
 }
 
 #: Objects that methods of classes are fuzzed with: class -> method, kwargs (called on the baseline instance).
