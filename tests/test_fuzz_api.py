@@ -531,6 +531,8 @@ def _baseline_ok_inner(callables, good, broken):
 CLI_BASELINES = {
     "rr": ["rr", "--epsilon", "1.0", "--pi", "0.2,0.8"],
     "audit": ["audit", "--d", "0", "--d-prime", "1", "--epsilon", "1.0", "--samples", "2000", "--seed", "1"],
+    "audit zcdp": ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--zcdp", "0.5",
+                   "--samples", "2000", "--seed", "1"],
     "continual mse": ["continual", "mse", "--n", "64", "--epsilon", "1.0"],
     "claims": ["claims", "--only", "rr."],
     "verify": ["verify", "--only", "prim.laplace_dp"],

@@ -84,3 +84,31 @@ def test_cli_library_statistics_and_fp_attack(capsys):
                "dpverify.audit:PatternCode", "--confidence", "0.9"])
     out = json.loads(capsys.readouterr().out)
     assert out["statistic"] == "PatternCode" and rc == 1
+
+
+def test_cli_zcdp_json_and_table(capsys, tmp_path, monkeypatch):
+    """--zcdp on Laplace(1) (pure 1-DP, hence ρ = 1/2 zCDP): ρ = 0.1 refuted (δ_lb(0) ≈ 0.38 against an
+    implied 0.27, > 50 sd at 10^5 estimation draws), ρ = 0.6 inconclusive; rho_lb in both below 1/2."""
+    rc = main(["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--zcdp", "0.1",
+               "--samples", "200000", "--seed", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["verdict"] == "refuted" and out["claim"] == "zcdp" and 0.1 <= out["rho_lb"] <= 0.5
+    assert len(out["epsilons"]) == len(out["delta_lower"]) == len(out["claimed_delta"]) == 12 and out["refuted_at"]
+    (tmp_path / "vecmech.py").write_text("def lap(data, rng, n):\n    return rng.laplace(float(data[0]), 1.0, n)\n")
+    monkeypatch.chdir(tmp_path)
+    rc = main(["audit", "vecmech:lap", "--search", "l1", "--shape", "1", "--zcdp", "0.6", "--samples", "200000",
+               "--seed", "1"])  # the first candidate: [1] against [0]
+    cap = capsys.readouterr()
+    assert rc == 0 and "inconclusive" in cap.out and "ρ ≥" in cap.out and "[1.0] vs [0.0]" in cap.out, cap.err
+
+
+def test_cli_zcdp_errors(capsys):
+    base = ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--samples", "1000"]
+    assert main(base + ["--zcdp", "0.5", "--epsilon", "1"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(base) == 2
+    assert "--epsilon is required" in capsys.readouterr().err
+    assert main(base + ["--zcdp", "0"]) == 2
+    assert "--zcdp" in capsys.readouterr().err
+    assert main(base + ["--zcdp", "0.5", "--statistic", "classifier"]) == 2
+    assert "not available with --zcdp" in capsys.readouterr().err
