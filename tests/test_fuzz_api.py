@@ -75,6 +75,7 @@ OWNED = (
     "dpverify.audit.intervals",
     "dpverify.audit.suite.exact",
     "dpverify.audit.suite.oracle",
+    "dpverify.audit.renyi",
     "dpverify.continual.alg5",
     "dpverify.continual.api",
     "dpverify.continual.baselines",
@@ -155,6 +156,11 @@ def _suite_law():
     return {"mechanism": m, "data": [2.0], "outcomes": out, "probabilities": p.tolist(), "samples": 200, "rng": 0}
 
 
+def _gauss_mechanism(d, rng, n):
+    """The Gaussian mechanism N(d, 1): a valid mechanism for the auditors' baselines."""
+    return rng.normal(float(d), 1.0, n)
+
+
 def _exact_opt():
     from dpverify.rr.nary import exact_optimum
 
@@ -225,6 +231,12 @@ OVERRIDES = {
     "dpverify.audit.suite.oracle.EventBound": {
         "epsilon": 0.5, "direction": "p>q", "event": (0, 2), "event2": (1,), "p_event": 0.6, "q_event": 0.3,
         "k_p": 600, "k_q": 300, "trials": 1000, "level": 0.05},
+    "dpverify.audit.renyi.rdp_delta_curve": {"alpha": 2.0, "epsilon": 1.0},
+    "dpverify.audit.renyi.zcdp_delta_curve": {"rho": 0.5},
+    "dpverify.audit.renyi.audit_rdp": {"mechanism": _gauss_mechanism, "alpha": 2.0, "epsilon": 1.0, "pair": (0.0, 1.0),
+                                       "samples": 2000, "confidence": 0.9, "rng": 0},
+    "dpverify.audit.renyi.audit_zcdp": {"mechanism": _gauss_mechanism, "rho": 0.5, "pair": (0.0, 1.0),
+                                        "samples": 2000, "confidence": 0.9, "rng": 0},
 }
 
 #: Objects that methods of classes are fuzzed with: class -> method, kwargs (called on the baseline instance).
@@ -540,6 +552,8 @@ def _baseline_ok_inner(callables, good, broken):
 CLI_BASELINES = {
     "rr": ["rr", "--epsilon", "1.0", "--pi", "0.2,0.8"],
     "audit": ["audit", "--d", "0", "--d-prime", "1", "--epsilon", "1.0", "--samples", "2000", "--seed", "1"],
+    "audit zcdp": ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--zcdp", "0.5",
+                   "--samples", "2000", "--seed", "1"],
     "continual mse": ["continual", "mse", "--n", "64", "--epsilon", "1.0"],
     "claims": ["claims", "--only", "rr."],
     "verify": ["verify", "--only", "prim.laplace_dp"],

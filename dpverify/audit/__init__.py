@@ -36,3 +36,14 @@ __all__ += [
 from dpverify.audit.protocol import Mechanism, as_mechanism, checked_sample  # noqa: E402
 
 __all__ += ["Mechanism", "as_mechanism", "checked_sample"]
+
+from dpverify.audit.renyi import (  # noqa: E402
+    RDPAudit,
+    ZCDPAudit,
+    audit_rdp,
+    audit_zcdp,
+    rdp_delta_curve,
+    zcdp_delta_curve,
+)
+
+__all__ += ["RDPAudit", "ZCDPAudit", "audit_rdp", "audit_zcdp", "rdp_delta_curve", "zcdp_delta_curve"]

@@ -1,4 +1,4 @@
-"""``dpverify audit MODULE:NAME --epsilon E (--d D --d-prime D' | --search KIND --shape S) --samples N``.
+"""``dpverify audit MODULE:NAME (--epsilon E | --zcdp RHO) (--d D --d-prime D' | --search KIND --shape S) --samples N``.
 
 Thin: load the mechanism (a function, a factory or a class, from the current directory too), parse,
 call :func:`dpverify.audit.audit`, print.  Exit status 0 when the claim is not refuted (verdict
@@ -153,7 +153,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from dpverify.audit.errors import MechanismError
     from dpverify.audit.search import Neighbours
 
-    claimed = check_epsilon(args.epsilon, "--epsilon")
+    if args.zcdp is not None and args.epsilon is not None:
+        raise ValueError("give either --epsilon (an (ε, δ) claim) or --zcdp RHO (a ρ-zCDP claim), not both")
+    if args.zcdp is None and args.epsilon is None:
+        raise ValueError("--epsilon is required (or --zcdp RHO for a ρ-zCDP claim)")
+    claimed = check_epsilon(args.epsilon, "--epsilon") if args.zcdp is None else None
     if args.samples is None or args.samples < 1000:
         raise ValueError(f"--samples must be an integer >= 1000, got {args.samples}")
     if args.samples > MAX_SAMPLES and not args.force:
@@ -174,6 +178,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S)")
     mech = load_mechanism(args.mechanism, _params(args.param))
+    if args.zcdp is not None:
+        return _audit_zcdp(args, mech, pairs, stat)
     try:
         with progress("auditing", 2 * args.samples, unit="draws", stream=sys.stderr) as tick:
             last = [0]
@@ -209,6 +215,60 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1 if verdict.value == "refuted" else 0
 
 
+def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat) -> int:
+    """``--zcdp RHO``: audit the ρ-zCDP claim on the given pair (or the first candidate of --search)."""
+    import time
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from dpverify._progress import progress
+    from dpverify._validation import check_real
+    from dpverify.audit.errors import MechanismError
+    from dpverify.audit.renyi import audit_zcdp
+
+    rho = check_real(args.zcdp, "--zcdp", positive=True)
+    if isinstance(stat, str) and stat != "auto":
+        raise ValueError(f"--statistic {stat} is not available with --zcdp; give MODULE:FUNCTION or leave it out")
+    pair = pairs[0] if isinstance(pairs, list) else pairs.candidates(args.seed)[0]
+    t0 = time.perf_counter()
+    try:
+        with progress("auditing zCDP", None, stream=sys.stderr):  # one call: heartbeat lines off a terminal
+            r = audit_zcdp(mech, rho=rho, pair=pair, samples=args.samples, confidence=args.confidence,
+                           rng=args.seed, statistic=None if isinstance(stat, str) else stat)
+    except MechanismError as exc:
+        print(f"dpverify audit: error: {exc}", file=sys.stderr)
+        return 2
+    from dpverify import __version__
+
+    c = r.curve
+    verdict = r.verdict().value
+    if args.json:
+        out = {"mechanism": args.mechanism, "params": _params(args.param), "claim": "zcdp", "rho": r.rho,
+               "rho_lb": r.rho_lb, "verdict": verdict, "confidence": c.confidence,
+               "pair": [_jsonable(pair[0]), _jsonable(pair[1])], "epsilons": list(c.epsilons),
+               "delta_lower": list(c.delta_lower), "claimed_delta": list(c.claimed), "refuted_at": list(c.refuted_at),
+               "samples": args.samples, "seconds": time.perf_counter() - t0, "seed": args.seed, "version": __version__}
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        t = Table(title=f"zCDP audit of {args.mechanism} (claimed ρ = {rho:g})")
+        for col in ("ε′", "δ lower bound", "claimed δ(ε′)"):
+            t.add_column(col)
+        for e, lo, cl in zip(c.epsilons, c.delta_lower, c.claimed):
+            mark = " [red]refuted[/]" if lo > cl else ""
+            t.add_row(f"{e:.4g}", f"{lo:.4g}", f"{cl:.4g}{mark}")
+        Console().print(t)
+        style = "red" if verdict == "refuted" else "cyan"
+        Console().print(f"verdict: [{style}]{verdict}[/]; ρ ≥ {r.rho_lb:.6g} with confidence {c.confidence:g}; pair "
+                        f"{_literal_text(pair[0])} vs {_literal_text(pair[1])}")
+    return 1 if verdict == "refuted" else 0
+
+
+def _jsonable(x):
+    return x.tolist() if hasattr(x, "tolist") else x
+
+
 def _literal_text(x) -> str:
     return str(x.tolist()) if hasattr(x, "tolist") else repr(x)
 
@@ -226,7 +286,10 @@ def register(subparsers) -> None:
                    help=f"search the pair under a neighbouring relation: {', '.join(_RELATIONS)}")
     p.add_argument("--shape", default=None, help="input shape for --search, e.g. 10 or (2,5)")
     p.add_argument("--bound", type=float, default=1.0, help="the relation's bound for --search (default 1)")
-    p.add_argument("--epsilon", required=True, type=float, help="claimed ε")
+    p.add_argument("--epsilon", type=float, default=None, help="claimed ε (required unless --zcdp)")
+    p.add_argument("--zcdp", type=float, default=None, metavar="RHO",
+                   help="audit a ρ-zCDP claim instead: the δ(ε′) curve it implies, on the pair (or the first "
+                        "candidate of --search); prints a lower bound on ρ")
     p.add_argument("--delta", type=float, default=0.0, help="claimed δ (default 0)")
     p.add_argument("--samples", required=True, type=int, help="draws per input (at most 10^10 without --force)")
     p.add_argument("--force", action="store_true", help="allow more than 10^10 samples")

@@ -84,3 +84,77 @@ def test_cli_library_statistics_and_fp_attack(capsys):
                "dpverify.audit:PatternCode", "--confidence", "0.9"])
     out = json.loads(capsys.readouterr().out)
     assert out["statistic"] == "PatternCode" and rc == 1
+
+
+_SLOW_MECHANISM = '''import numpy as np
+
+
+def mean_laplace(d, rng, n):
+    """d plus the mean of 32 Laplace(1) draws, made in blocks (bounded memory): about 1 µs a draw."""
+    out = np.empty(n)
+    for i in range(0, n, 1 << 16):
+        k = min(1 << 16, n - i)
+        out[i:i + k] = float(d) + rng.laplace(0.0, 1.0, (k, 32)).mean(axis=1)
+    return out
+'''
+
+
+def test_cli_progress_is_plain_lines_on_stderr_and_json_stays_clean(tmp_path):
+    """``dpverify audit`` as a subprocess, stdout and stderr pipes (not terminals): a 3·10^6-draw audit
+    (about 3 s here) prints plain ``auditing: done/total draws (t s)`` lines on stderr (one a second at
+    most, and a final ``done`` line for work over a second), no terminal control codes, and stdout is
+    exactly one JSON document.  The claim ε = 40 holds (the noise's log-density is 1-Lipschitz in the
+    sum of 32 draws: ε ≤ 32), so the full budget is spent; seeded."""
+    import os
+    import re
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    (tmp_path / "slowmech.py").write_text(_SLOW_MECHANISM)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-m", "dpverify", "audit", "slowmech:mean_laplace", "--d", "0",
+                          "--d-prime", "1", "--epsilon", "40", "--samples", "1500000", "--seed", "0", "--json"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    secs = time.perf_counter() - t0
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout)  # the whole of stdout is one JSON document
+    assert out["verdict"] == "inconclusive" and out["samples_used"] == 1_500_000
+    assert "auditing" not in res.stdout
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    plain = re.compile(r"^auditing: [\d,]+/3,000,000 draws \(\d+\.\d s\)( done| still working.*| working)?$")
+    assert lines and all(plain.match(ln) for ln in lines), res.stderr
+    assert lines[-1].endswith(" done") and "3,000,000/3,000,000" in lines[-1]
+    assert "\x1b" not in res.stderr and "\r" not in res.stderr
+    assert secs < 15, f"the subprocess took {secs:.1f} s"
+
+
+def test_cli_zcdp_json_and_table(capsys, tmp_path, monkeypatch):
+    """--zcdp on Laplace(1) (pure 1-DP, hence ρ = 1/2 zCDP): ρ = 0.1 refuted (δ_lb(0) ≈ 0.38 against an
+    implied 0.27, > 50 sd at 10^5 estimation draws), ρ = 0.6 inconclusive; rho_lb in both below 1/2."""
+    rc = main(["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--zcdp", "0.1",
+               "--samples", "200000", "--seed", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["verdict"] == "refuted" and out["claim"] == "zcdp" and 0.1 <= out["rho_lb"] <= 0.5
+    assert len(out["epsilons"]) == len(out["delta_lower"]) == len(out["claimed_delta"]) == 12 and out["refuted_at"]
+    (tmp_path / "vecmech.py").write_text("def lap(data, rng, n):\n    return rng.laplace(float(data[0]), 1.0, n)\n")
+    monkeypatch.chdir(tmp_path)
+    rc = main(["audit", "vecmech:lap", "--search", "l1", "--shape", "1", "--zcdp", "0.6", "--samples", "200000",
+               "--seed", "1"])  # the first candidate: [1] against [0]
+    cap = capsys.readouterr()
+    assert rc == 0 and "inconclusive" in cap.out and "ρ ≥" in cap.out and "[1.0] vs [0.0]" in cap.out, cap.err
+
+
+def test_cli_zcdp_errors(capsys):
+    base = ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--samples", "1000"]
+    assert main(base + ["--zcdp", "0.5", "--epsilon", "1"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(base) == 2
+    assert "--epsilon is required" in capsys.readouterr().err
+    assert main(base + ["--zcdp", "0"]) == 2
+    assert "--zcdp" in capsys.readouterr().err
+    assert main(base + ["--zcdp", "0.5", "--statistic", "classifier"]) == 2
+    assert "not available with --zcdp" in capsys.readouterr().err
