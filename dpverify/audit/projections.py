@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpverify._validation import check_nonneg_int
 from dpverify.audit.classifiers import FeatureMap
 
 __all__ = ["CoordinateSum", "Projection", "SignCount", "fixed_statistics"]
@@ -65,8 +66,14 @@ class Projection:
 
     j: int
 
+    def __post_init__(self):
+        check_nonneg_int(self.j, "j")
+
     def __call__(self, outputs) -> np.ndarray:
-        return _flat(outputs)[:, self.j]
+        x = _flat(outputs)
+        if self.j >= x.shape[1]:
+            raise ValueError(f"j={self.j} is out of range for outputs of width {x.shape[1]}")
+        return x[:, self.j]
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,8 +106,15 @@ class SignCount:
     medians: np.ndarray
     flags: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
+    def __post_init__(self):
+        m = np.asarray(self.medians)
+        if m.ndim != 1 or m.dtype.kind not in "iuf" or np.isnan(m).any():
+            raise ValueError(f"medians must be a 1-D array of numbers (inf allowed), got {self.medians!r}")
+
     def __call__(self, outputs) -> np.ndarray:
         x = _flat(outputs).astype(float)
+        if x.shape[1] != len(self.medians):
+            raise ValueError(f"outputs have width {x.shape[1]}, the medians {len(self.medians)}")
         return ((x > self.medians) & ~_is_flag(x, self.flags)).sum(axis=1).astype(np.int64)
 
 
