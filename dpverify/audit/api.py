@@ -12,9 +12,14 @@ sequentially.
    size — or else the screening winner — is estimated on a small fresh sample at level 0.05·α: a
    grossly broken mechanism is refuted here, after the first pair's screening draws.
 3. **Final audit** of the winning pair on fresh samples: learned statistics are retrained
-   (logistic regression and gradient-boosted trees; the better on held-out draws), the event is
-   selected on a selection sample, then estimated in stages with error spending
-   (:mod:`dpverify.audit.sequential`), stopping at the first refutation.
+   (logistic regression and gradient-boosted trees; the better on held-out draws) and their event is
+   selected on a selection sample; a fixed statistic (raw output, pattern code, sum, sign count,
+   coordinate) keeps its event chosen on all of the pair's last screening draws, so the whole rest
+   of the budget is estimation.  The event is estimated in stages with error spending
+   (:mod:`dpverify.audit.sequential`), stopping at the first refutation — or, with
+   ``stop_early=False``, in one test at the whole remaining level.  At δ = 0 the selection may choose
+   the conditional Poisson test (Poisson draw counts, one bound on the ratio instead of two
+   Bonferroni bounds; ``proofs/audit/auditor_validity.md``, step 7).
 
 Every test uses samples drawn after everything it depends on was fixed, and the levels sum to
 α = 1 − confidence, so the reported bound (the largest over the tests made) exceeds the true ε
@@ -55,7 +60,7 @@ _SCREEN_SHARE = 0.35  # of the budget, over all candidate pairs and rounds (≈ 
 _QUICK_SHARE = 0.01  # the quick check's sample, as a share of the budget
 _QUICK_ALPHA = 0.05  # the quick check's share of α
 _SEL_SHARE = 0.3  # of the final pair's budget, for training and selection
-_SEL_SHARE_FIXED = 0.15  # the same when the statistic needs no training
+_SEL_SHARE_FIXED = 0.15  # selection draws of a fixed statistic (its screening values count towards it)
 _TRAIN_MAX = 200_000
 _SCREEN_TRAIN = 50_000  # a screening classifier's training draws per input (at most)
 _FEW_PATTERNS = 256  # outputs with at most this many distinct patterns get no classifier
@@ -146,20 +151,30 @@ def _score(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0):
     if n_check:  # the event must promise ≥ 100 draws in the quick check's sample of n_check
         min_count = max(min_count, int(np.ceil(100 * len(t0) / n_check)))
     return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count, confirm=True,
-                        penalty=penalty)
+                        penalty=penalty, tests=_tests(delta))
 
 
-def _predicted(k_p, k_q, n, n_target, alpha, delta) -> float:
-    """The bound counts k_p, k_q out of n promise on ``n_target`` fresh draws (ranking only), less
-    ``_SE_WEIGHT`` standard errors of its own estimate.  Measured on the suite at 10^7 draws: subtracting
-    one standard error favours pairs whose best events are large and weak (SVT2 0.038 instead of 0.086),
-    so the weight is 0 — the cross-fitted estimate itself ranks the pairs."""
+def _tests(delta: float) -> tuple:
+    """The estimation tests the audit chooses from: the conditional Poisson test needs δ = 0."""
+    return ("binomial", "poisson") if delta == 0 else ("binomial",)
+
+
+def _predicted(k_p, k_q, n, n_target, alpha, delta, test="binomial") -> float:
+    """The bound counts k_p, k_q out of n promise on ``n_target`` fresh draws under ``test`` (ranking
+    only), less ``_SE_WEIGHT`` standard errors of its own estimate.  Measured on the suite at 10^7 draws:
+    subtracting one standard error favours pairs whose best events are large and weak (SVT2 0.038
+    instead of 0.086), so the weight is 0 — the cross-fitted estimate itself ranks the pairs."""
+    if k_p == 0:
+        return -1e9 + (k_p - k_q) / n  # no bound: ranked below every real one, by the raw difference
+    se = math.sqrt((1 - k_p / n) / k_p + (1 - k_q / n) / (k_q + 0.5))
+    if test == "poisson":  # K_P of m = K_P + K_Q, one-sided at the full level
+        pi = _wilson(k_p / (k_p + k_q), (k_p + k_q) * n_target / n, stats.norm.ppf(1.0 - alpha), upper=False)
+        return float(np.log(pi) - np.log1p(-pi)) - _SE_WEIGHT * se if 0 < pi < 1 else -1e9 + (k_p - k_q) / n
     z = stats.norm.ppf(1.0 - alpha / 2.0)
     pl = _wilson(k_p / n, n_target, z, upper=False) - delta
     qu = _wilson(k_q / n, n_target, z, upper=True)
-    if pl <= 0 or k_p == 0:
-        return -1e9 + (k_p - k_q) / n  # no bound: ranked below every real one, by the raw difference
-    se = math.sqrt((1 - k_p / n) / k_p + (1 - k_q / n) / (k_q + 0.5))
+    if pl <= 0:
+        return -1e9 + (k_p - k_q) / n
     return float(np.log(pl / qu)) - _SE_WEIGHT * se
 
 
@@ -194,10 +209,20 @@ def _screen(options, n_est, n_quick, alpha, delta):
         else:
             first = 0 if sel.choice == "d>d_prime" else 1
             k_p, k_q, m, scale = hits[first][0], hits[1 - first][0], len(b[0]), 1
-        folds.append((_predicted(k_p, k_q, m, scale * n_est, alpha, delta),
-                      _predicted(k_p, k_q, m, scale * max(n_quick, 1), alpha, delta), name, stat, sel))
+        folds.append((_predicted(k_p, k_q, m, scale * n_est, alpha, delta, sel.test),
+                      _predicted(k_p, k_q, m, scale * max(n_quick, 1), alpha, delta, sel.test), name, stat, sel))
     (s0, q0, name, stat, sel), (s1, q1, *_) = folds
     return (s0 + s1) / 2, min(q0, q1), name, stat, sel
+
+
+def _same(a, b) -> bool:
+    """The same statistic: the same object, or equal by value (pattern codes, projections, identity)."""
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and type(a).__eq__ is not object.__eq__ and bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _apply(stat, out):
@@ -229,7 +254,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     progress : optional callback ``progress(done, total)``
     force : allow more than 10^10 samples
     stop_early : stop at the first test that refutes the claim (default); False spends the whole
-        budget, for the strongest bound (benchmarks)
+        budget on one final test at the whole level (no quick check, no early stages), for the
+        strongest bound (benchmarks)
 
     Returns
     -------
@@ -264,7 +290,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     rounds = len(schedule)
     screening = len(cand) > 1 or statistic == "auto"
     n_screen = max(500, int(_SCREEN_SHARE * samples / len(cand) / rounds)) if screening else 0
-    n_quick = max(500, int(_QUICK_SHARE * samples)) if screening else 0
+    n_quick = max(500, int(_QUICK_SHARE * samples)) if screening and stop_early else 0
     # the budget: screening and the quick check first, the final audit takes the rest
     n_final = max(2000, samples - (int(_SCREEN_SHARE * samples) if screening else 0) - n_quick)
     total = 2 * (int(_SCREEN_SHARE * samples) + n_quick + n_final)
@@ -276,14 +302,14 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     alpha_rest = alpha
 
     def record(name, kind, sel, est, n, level):
-        k_p, k_q, trials, lvl, p_lo, q_hi, eps_lb = est
-        stages.append(Stage(kind, name, sel.events, sel.choice, n, level, k_p, k_q, trials, p_lo, q_hi, eps_lb))
-        return eps_lb > claimed
+        stages.append(Stage(kind, name, sel.events, sel.choice, n, level, est.k_p, est.k_q, est.trials, est.p_lower,
+                            est.q_upper, est.eps_lb, test=est.test, trials_q=est.trials_q))
+        return est.eps_lb > claimed
 
     def quick(candidate):
         """The quick check of a screening winner on fresh samples, at level 0.05·α (spent once)."""
         nonlocal alpha_rest, quick_done
-        _, _, p, name, stat, sel = candidate
+        _, _, p, name, stat, sel = candidate[:6]
         a_q = _QUICK_ALPHA * alpha
         alpha_rest = alpha - a_q  # proof: quick-alpha
         quick_done = True  # one quick check per audit: its level is spent once
@@ -294,7 +320,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     # samples and at the same cost, the best quarter of the pairs go on with more draws each; each
     # pair's statistic and event are scored on draws that did not choose them.  The first candidate
     # that promises a refutation at the quick check's size is checked at once.
-    screened, best = [], None
+    screened, best, history = [], None, {}
     alive, n_r, r = list(range(len(cand))), n_screen, 0
     while n_screen and alive:
         results = []
@@ -313,8 +339,10 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
                     options.append((name, stat, [_apply(stat, o) for o in outs]))
             score, score_quick, name, stat, sel = _screen(options, n_est, n_quick, alpha, delta)
             screened.append((r, p, name, score))
+            # the chosen statistic's values on this round's draws (all of them: both folds)
+            history.setdefault(p, []).append((name, stat, next(t for nm, _, t in options if nm == name)))
             results.append((score, score_quick, p, name, stat, sel))
-            if not quick_done and score_quick > claimed and quick(results[-1]):
+            if n_quick and not quick_done and score_quick > claimed and quick(results[-1]):
                 stopped = True  # refuted after this pair's screening draws: nothing else is drawn
                 break
         if stopped:
@@ -335,16 +363,26 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     pair = cand[p_best]
 
     # ---- 2. quick check of the screening winner on fresh samples (unless made during screening)
-    if best is not None and not quick_done:
+    if best is not None and not quick_done and n_quick:
         stopped = quick(best)
 
     # ---- 3. final audit of the chosen pair: (re)train, select, estimate in stages
     if not stopped:
         fixed = best is not None and statistic == "auto" and (best[4] is None or isinstance(best[4], _FIXED))
-        if fixed:  # the screened statistic as it was fitted; no training, so a smaller selection share
+        sel = None
+        if fixed:  # the screened statistic as it was fitted, its event chosen on the winner's screening values
+            # (every round whose statistic was the same), topped up with fresh selection draws to
+            # _SEL_SHARE_FIXED of the final budget; no training
             n_probe, options = 0, [(best[3], best[4])]
-            n_sel = max(500, int(_SEL_SHARE_FIXED * n_final))
+            rounds_same = [h[2] for h in history[p_best] if h[0] == best[3] and _same(h[1], best[4])]
+            values = [np.concatenate([v[i] for v in rounds_same]) for i in (0, 1)]
+            n_sel = max(0, int(_SEL_SHARE_FIXED * n_final) - len(values[0]))
             n_est = n_final - n_sel
+            if n_sel:
+                fresh = [_ChunkJob(mechanism, pair[i], n_sel, entropy, (23, i), None).outputs() for i in (0, 1)]
+                prog.add(2 * n_sel)
+                values = [np.concatenate([values[i], _apply(best[4], fresh[i])]) for i in (0, 1)]
+            sel = _score(best[4], values, n_est, alpha_rest, delta)  # proof: screened-event
         else:
             n_probe = min(n_sel // 4, 20_000)
             probe = [_ChunkJob(mechanism, pair[i], n_probe, entropy, (20, i), None).outputs() for i in (0, 1)]
@@ -372,9 +410,14 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
                 used += n_hold
             options = trained
         name, stat = options[0]
-        binner, counts = count_selection(mechanism, pair, n_sel - used, entropy, stat, key=(23,), prog=prog)
-        sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta, confirm=True)
-        for k, (m, a_k) in enumerate(stage_plan(n_est, alpha_rest)):
+        if sel is None:
+            binner, counts = count_selection(mechanism, pair, n_sel - used, entropy, stat, key=(23,), prog=prog)
+            sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta, confirm=True,
+                               tests=_tests(delta))
+        # stages with error spending when the audit may stop at a refutation; one test at the whole
+        # level when it may not (stop_early=False), since early stages could then only cost confidence
+        plan = stage_plan(n_est, alpha_rest) if stop_early else [(n_est, alpha_rest)]  # proof: one-stage
+        for k, (m, a_k) in enumerate(plan):
             est = estimate(mechanism, pair, sel, m, entropy, stat, alpha=a_k, delta=delta, key=(30 + k,), prog=prog)
             if record(name, f"stage {k + 1}", sel, est, m, a_k) and stop_early:
                 break

@@ -206,7 +206,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         rows = [("verdict", f"[{style}]{verdict.value}[/]"), ("ε lower bound", f"{r.epsilon:.6g}"),
                 ("confidence", f"{r.confidence:g}"), ("pair", f"{_literal_text(r.pair[0])} vs {_literal_text(r.pair[1])}"),
                 ("statistic", r.statistic), ("event", r.event.description), ("direction", r.direction),
-                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.trials} trials"),
+                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.trials} / {r.trials_q or r.trials} draws"),
+                ("test", "conditional on the total (Poisson draw counts)" if r.test == "poisson"
+                 else "two Clopper–Pearson bounds"),
                 ("P lower, Q upper", f"{r.p_interval[0]:.6g}, {r.q_interval[1]:.6g}"),
                 ("samples used (per input)", f"{r.samples_used:,} of {r.samples:,}"), ("time", f"{r.seconds:.2f} s")]
         for k, v in rows:

@@ -1,7 +1,8 @@
-"""One-sided binomial confidence bounds used by every audit (Clopper–Pearson), and the
-Wilson score bound used only to *rank* candidate events.
+"""One-sided binomial confidence bounds used by every audit (Clopper–Pearson), the conditional
+bound on the ratio of two Poisson means (for Poissonized draw counts), and the Wilson score bound
+used only to *rank* candidate events.
 
-Proof of validity: ``proofs/audit/auditor_validity.md``.
+Proof of validity: ``proofs/audit/auditor_validity.md`` (steps 2 and 7).
 
 Example
 -------
@@ -17,7 +18,7 @@ from scipy import stats
 from dpverify._validation import check_confidence
 from dpverify.proofdocs import proven
 
-__all__ = ["clopper_pearson_lower", "clopper_pearson_upper"]
+__all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "poisson_draws", "poisson_log_ratio_lower"]
 
 
 def _check_binomial(k, n, alpha):
@@ -75,6 +76,54 @@ def clopper_pearson_upper(k, n, alpha: float):
     with np.errstate(invalid="ignore"):
         hi = stats.beta.ppf(1.0 - alpha, k + 1, np.maximum(n - k, 1e-300))  # proof: cp-upper
     return np.where(k >= n, 1.0, hi)
+
+
+@proven("proofs/audit/auditor_validity.md")
+def poisson_log_ratio_lower(k_p, k_q, alpha: float):
+    """Lower confidence bound on ln(μ_P/μ_Q) from independent K_P ~ Poisson(μ_P), K_Q ~ Poisson(μ_Q).
+
+    Given m = K_P + K_Q, K_P ~ Bin(m, π) with π = μ_P/(μ_P + μ_Q), a monotone function of the ratio;
+    the Clopper–Pearson lower bound π_lo on π at level ``alpha`` gives ln(π_lo/(1 − π_lo)), valid
+    conditionally on every m and hence unconditionally (Przyborowski and Wileński 1940).  −inf when
+    K_P = 0.  Vectorised over the counts.
+
+    Example
+    -------
+    >>> round(float(poisson_log_ratio_lower(1200, 1000, 0.05)), 4)
+    0.111
+    """
+    for name, v in (("k_p", k_p), ("k_q", k_q)):
+        a = np.asarray(v) if not isinstance(v, (str, bytes)) else np.asarray(None)
+        if a.dtype == bool or a.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be an integer count, got {v!r}")
+        if not np.isfinite(a).all() or (a != np.round(a)).any() or (a < 0).any():
+            raise ValueError(f"{name} must be a non-negative integer count, got {v!r}")
+    if (np.add(k_p, k_q) < 1).any():
+        raise ValueError(f"k_p + k_q must be >= 1 (no draw in the event: no bound), got k_p={k_p!r}, k_q={k_q!r}")
+    k_p, m, alpha = _check_binomial(k_p, np.add(k_p, k_q), alpha)
+    pi_lo = clopper_pearson_lower(k_p, m, alpha)  # proof: poisson-conditional
+    with np.errstate(divide="ignore"):
+        return np.where(k_p > 0, np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)  # proof: poisson-logit
+
+
+@proven("proofs/audit/auditor_validity.md")
+def poisson_draws(n: int, eta: float) -> tuple[float, float]:
+    """The Poisson mean λ of a draw count capped at ``n``: the largest λ with Pr[Poisson(λ) > n] ≤ ``eta``.
+
+    Returns (λ, Pr[Poisson(λ) > n]).  Pr[Poisson(λ) > n] = Pr[Gamma(n + 1, 1) ≤ λ], so
+    λ = Gamma⁻¹(0.999·eta; n + 1) (the margin absorbs rounding); for large n it is n − z_eta·√n, a fraction 1/√n below the cap.
+
+    Example
+    -------
+    >>> lam, over = poisson_draws(10**6, 1e-4)
+    >>> round(lam), over <= 1e-4
+    (996286, True)
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    eta = check_confidence(eta, "eta")
+    lam = float(stats.gamma.ppf(0.999 * eta, int(n) + 1))  # proof: poisson-rate
+    return lam, float(stats.poisson.sf(int(n), lam))
 
 
 def _wilson(phat, n, z, upper: bool):

@@ -45,6 +45,8 @@ class Stage:
     p_lower: float
     q_upper: float
     bound: float
+    test: str = "binomial"  # "binomial" (two Clopper–Pearson bounds) or "poisson" (conditional ratio test)
+    trials_q: int = 0  # draws behind count_q (0: the same as ``trials``)
 
 
 def _jsonable(x: Any):
@@ -62,7 +64,11 @@ class AuditReport:
     ``epsilon`` is the largest bound over the tests made (each on fresh samples at its own level,
     the levels summing to 1 − ``confidence``), so ε_true ≥ ``epsilon`` with probability ≥
     ``confidence``.  ``stage`` is the test that gave it; ``event``, ``statistic``, the counts
-    and intervals are that test's.
+    and intervals are that test's.  ``test`` says how it bounded ε: ``"binomial"`` —
+    ε_lb = ln((P_lower − δ)/Q_upper), two Clopper–Pearson bounds on ``trials`` draws each; or
+    ``"poisson"`` (δ = 0) — Poisson-distributed draw counts ``trials``, ``trials_q``, and
+    ε_lb = logit of the Clopper–Pearson lower bound on π from ``count_p`` of
+    ``count_p + count_q`` (the intervals on P and Q are then for information).
 
     Example
     -------
@@ -93,6 +99,8 @@ class AuditReport:
     stages: tuple
     screened: tuple
     pairs: tuple
+    test: str = "binomial"
+    trials_q: int = 0
 
     @classmethod
     def from_stages(cls, stages, *, pair, claimed, delta, confidence, samples, samples_used, seed, entropy,
@@ -102,7 +110,8 @@ class AuditReport:
                    direction=best.direction, count_p=best.count_p, count_q=best.count_q, trials=best.trials,
                    p_interval=(best.p_lower, 1.0), q_interval=(0.0, best.q_upper), samples=samples,
                    samples_used=samples_used, confidence=confidence, delta=delta, claimed=claimed, seed=seed,
-                   seed_entropy=entropy, seconds=seconds, stages=tuple(stages), screened=screened, pairs=pairs)
+                   seed_entropy=entropy, seconds=seconds, stages=tuple(stages), screened=screened, pairs=pairs,
+                   test=best.test, trials_q=best.trials_q or best.trials)
 
     def refutes(self, claimed_epsilon: float) -> bool:
         """True when the bound exceeds ``claimed_epsilon`` (a refutation at the stated confidence)."""
@@ -128,6 +137,8 @@ class AuditReport:
             "count_p": self.count_p,
             "count_q": self.count_q,
             "trials": self.trials,
+            "trials_q": self.trials_q or self.trials,
+            "test": self.test,
             "p_interval": list(self.p_interval),
             "q_interval": list(self.q_interval),
             "confidence": self.confidence,
@@ -139,7 +150,8 @@ class AuditReport:
             "seed_entropy": self.seed_entropy,
             "version": __version__,
             "stages": [{"test": s.kind, "statistic": s.statistic, "n": s.n, "level": s.level, "count_p": s.count_p,
-                        "count_q": s.count_q, "trials": s.trials, "p_lower": s.p_lower, "q_upper": s.q_upper,
+                        "count_q": s.count_q, "trials": s.trials, "trials_q": s.trials_q or s.trials, "test": s.test,
+                        "p_lower": s.p_lower, "q_upper": s.q_upper,
                         "bound": s.bound if math.isfinite(s.bound) else None} for s in self.stages],
             "candidate_pairs": len(self.pairs),
         }

@@ -7,6 +7,10 @@ shape, and generates candidate pairs (d, d′):
   input of ones, *one above*, *one below* and, when every entry may change (``linf``), *one above
   and the rest below*, *one below and the rest above*, *half above, half below*, *all above*,
   *all below*, and the *x-shape* pair (ones then zeros against zeros then ones);
+- the two one-against-the-rest patterns with the odd entry *last* (``linf``).  A mechanism that scans
+  its input in order (the sparse vector family) is hit hardest when every query before the last moves
+  one way and the last the other: for SVT1 at ε = 0.1 the exact ε of the pair is 0.0985 with the odd
+  entry last, 0.040 with it first (``benchmarks/bench_audit_oracle.py``);
 - random pairs (a random base in the input range, a random admissible change);
 - hypothesis-style extreme pairs (base at the bounds of the range, change by ± the full bound).
 
@@ -108,6 +112,8 @@ class Neighbours:
         if self.kind == "linf" and n > 1:
             out += [(one, np.r_[1 + s, np.full(n - 1, 1 - s)]),  # one above, rest below
                     (one, np.r_[1 - s, np.full(n - 1, 1 + s)]),  # one below, rest above
+                    (one, np.r_[np.full(n - 1, 1 - s), 1 + s]),  # the rest below, the last above
+                    (one, np.r_[np.full(n - 1, 1 + s), 1 - s]),  # the rest above, the last below
                     (one, np.r_[np.full(h, 1 + s), np.full(n - h, 1 - s)]),  # half / half
                     (one, np.full(n, 1 + s)), (one, np.full(n, 1 - s)),  # all above / all below
                     (np.r_[np.ones(h), np.zeros(n - h)], np.r_[np.zeros(h), np.ones(n - h)] * s)]  # x-shape

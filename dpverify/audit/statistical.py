@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -46,7 +46,13 @@ from dpverify._validation import (
 from dpverify.audit.classifiers import _fit_classifier
 from dpverify.audit.errors import MechanismError, call_mechanism
 from dpverify.audit.events import Event, PatternCode, _Binner, _candidates, _make_event
-from dpverify.audit.intervals import _wilson, clopper_pearson_lower, clopper_pearson_upper
+from dpverify.audit.intervals import (
+    _wilson,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    poisson_draws,
+    poisson_log_ratio_lower,
+)
 from dpverify.audit.result import AuditResult
 from dpverify.proofdocs import proven
 
@@ -143,12 +149,40 @@ class _Progress:
 
 @dataclass(frozen=True, eq=False)
 class Selection:
-    """The outcome of the selection phase: the event(s) to estimate and their predicted bound."""
+    """The outcome of the selection phase: the event(s) to estimate, their predicted bound and the test.
+
+    ``test``: ``"binomial"`` (n draws per input, two Clopper–Pearson bounds) or ``"poisson"``
+    (Poisson(λ) draws per input, the conditional test on the ratio; δ = 0 only).
+    """
 
     events: tuple
     choice: str
     score: float
     n_selection: int
+    test: str = "binomial"
+
+
+TESTS = ("binomial", "poisson")
+
+
+def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
+    """The bound each candidate event (counts ca, cb of n_used) would give on fresh draws with the
+    selection noise folded into n_eff, under the better of ``tests``: (scores, poisson chosen).
+    Ranking only — validity never depends on it."""
+    z = stats.norm.ppf(1.0 - alpha / 2.0)
+    pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
+    qu = _wilson(cb / n_used, n_eff, z, upper=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
+        if "poisson" not in tests or delta > 0:
+            return score, np.zeros(np.shape(score), bool)
+        # conditional test: K_P of m = K_P + K_Q draws in the event, one-sided at the full level
+        m = np.maximum((ca + cb) * n_eff / n_used, 1e-300)
+        pi = _wilson(ca / np.maximum(ca + cb, 1e-300), m, stats.norm.ppf(1.0 - alpha), upper=False)
+        pois = np.where((ca > 0) & (pi > 0), np.log(np.maximum(pi, 1e-300)) - np.log1p(-np.minimum(pi, 1 - 1e-16)),
+                        -np.inf)
+    use = pois > score
+    return np.where(use, pois, score), use
 
 
 def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(1,), chunk_size=_DEFAULT_CHUNK,
@@ -172,29 +206,29 @@ def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(1,), chunk_si
 
 
 def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
-                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False, penalty: float = _SEL_PENALTY) -> Selection:
+                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False, penalty: float = _SEL_PENALTY,
+                 tests: tuple = ("binomial",)) -> Selection:
     """Rank the candidate events on the selection counts; return the best (or the pooled pair).
 
     ``confirm``: rank thresholds by the worse of their scores on the two halves of the selection
     sample (split and confirm; used by :func:`dpverify.audit.audit`).  ``penalty`` weighs the selection
     counts' own variance against the estimation's (1: an event is ranked as if the selection noise
     were as large again as the estimation noise, scaled by the same z; 1/z²: one standard error).
+    ``tests``: the estimation tests to choose from (``TESTS``); ``"poisson"`` applies at δ = 0 only.
     """
-    z = stats.norm.ppf(1.0 - alpha / 2.0)
+    unknown = [t for t in tests if t not in TESTS]
+    if unknown or not tests:
+        raise ValueError(f"tests must be a non-empty subset of {TESTS}, got {tests!r}")
 
     def bound(ca, cb, n_used):
         # the bound this event would give on n_est fresh samples, widened by the selection
-        # counts' own noise (n_eff); ranking only — validity never depends on it
-        n_eff = 1.0 / (penalty / n_used + 1.0 / n_est)
-        pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
-        qu = _wilson(cb / n_used, n_eff, z, upper=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
+        # counts' own noise (n_eff)
+        return _ranked(ca, cb, n_used, 1.0 / (penalty / n_used + 1.0 / n_est), alpha, delta, tests)
 
-    best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used) of its best event
+    best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used, poisson) of its best event
     for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
         for kind, mask, ca, cb, n_used in _candidates(a, b, ordered=not getattr(binner, "categorical", False)):
-            score = bound(ca, cb, n_used)
+            score, pois = bound(ca, cb, n_used)
             if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
                 # split and confirm: a threshold must look good on both halves of the selection
                 # sample, so a tail event that was lucky on one half is not chosen
@@ -202,58 +236,109 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
                     cah, cbh = np.cumsum(a[h])[:-1], np.cumsum(b[h])[:-1]
                     if kind == "gt":
                         cah, cbh = a[h].sum() - cah, b[h].sum() - cbh
-                    score = np.minimum(score, bound(cah, cbh, a[h].sum()))  # proof: split-confirm
+                    score = np.minimum(score, bound(cah, cbh, a[h].sum())[0])  # proof: split-confirm
             score = np.where(ca >= min_count, score, -np.inf)  # proof: min-count
             if score.size == 0 or not np.isfinite(score).any():
                 continue
             j = int(np.argmax(score))
             if direction not in best or score[j] > best[direction][0]:
-                best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used)
+                best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used, bool(pois[j]))
     if not best:  # every event below the minimum count: the whole output space (ε_lb = 0)
         full = np.ones(binner.nbins, bool)
         ev = Event("bins", None, binner.discrete, binner.edges, full, "every output (no event had enough draws)")
         n_sel = int(counts[0].sum())
         return Selection((ev,), "d>d_prime", -math.inf, n_sel)
     choice = max(best, key=lambda k: best[k][0])
-    score = best[choice][0]
+    score, test = best[choice][0], "poisson" if best[choice][6] else "binomial"
     # the pooled "both orders" event: Ā = (P(S1) + Q(S2))/2 ≤ e^ε B̄ + δ, B̄ = (Q(S1) + P(S2))/2,
-    # each count a sum over 2·n_est draws (proofs/audit/auditor_validity.md, step 6)
+    # each count a sum over 2·n_est draws (proofs/audit/auditor_validity.md, step 6); with Poisson
+    # draw counts only when S1 and S2 are disjoint (step 7: the four counts are then independent)
     if len(best) == 2 and alpha / 2.0 < 0.25:
-        (_, _, _, a1, b1, n1), (_, _, _, a2, b2, n2) = best["d>d_prime"], best["d_prime>d"]
+        (_, _, m1, a1, b1, n1, _), (_, _, m2, a2, b2, n2, _) = best["d>d_prime"], best["d_prime>d"]
         zp = stats.norm.ppf(math.exp(-alpha / 2.0))
         n_eff = 1.0 / (penalty / (n1 + n2) + 1.0 / (2 * n_est))
         pl = _wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
         qu = _wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
-        pooled = math.log(pl / qu) if pl > 0 else -math.inf
+        pooled, pooled_test = (math.log(pl / qu) if pl > 0 else -math.inf), "binomial"
+        if "poisson" in tests and delta == 0 and not (m1 & m2).any():
+            ra, rb = a1 / n1 + a2 / n2, b1 / n1 + b2 / n2  # K_A, K_B per unit of λ
+            z1 = stats.norm.ppf(1.0 - alpha)
+            m = (ra + rb) / (penalty / (n1 + n2) + 1.0 / n_est)
+            pi = _wilson(ra / (ra + rb), m, z1, upper=False) if ra + rb > 0 else 0.0
+            pp = math.log(pi / (1 - pi)) if 0 < pi < 1 else -math.inf
+            if pp > pooled:
+                pooled, pooled_test = pp, "poisson"
         if pooled > score:
-            choice, score = "both", pooled
+            choice, score, test = "both", pooled, pooled_test
     events = {d: _make_event(best[d][1], best[d][2], binner) for d in best}
     ev = (events["d>d_prime"], events["d_prime>d"]) if choice == "both" else (events[choice],)
-    return Selection(ev, choice, score, int(counts[0].sum()))
+    return Selection(ev, choice, score, int(counts[0].sum()), test)
+
+
+class Estimate(NamedTuple):
+    """The counts and bounds of one test on fresh draws (:func:`estimate`)."""
+
+    k_p: int
+    k_q: int
+    trials: int  # draws behind k_p (binomial: n, or 2n pooled; poisson: the Poisson draw counts)
+    level: float  # the level of each Clopper–Pearson bound (binomial) or of the conditional test
+    p_lower: float
+    q_upper: float
+    eps_lb: float
+    trials_q: int  # draws behind k_q (equal to ``trials`` for the binomial test)
+    test: str
+
+
+_POISSON_ETA = 1e-3  # share of a test's level spent on a Poisson draw count exceeding the cap
 
 
 def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, stat, *, alpha: float,
-             delta: float, key=(2,), chunk_size=_DEFAULT_CHUNK, executor=None, prog: _Progress | None = None):
-    """Count fresh draws in the selected event(s); return (k_p, k_q, trials, level, P_lower, Q_upper, ε_lb)."""
-    est_sizes = _sizes(n_est, chunk_size)
+             delta: float, key=(2,), chunk_size=_DEFAULT_CHUNK, executor=None, prog: _Progress | None = None
+             ) -> Estimate:
+    """Count fresh draws in the selected event(s) and bound ε at level ``alpha`` (:class:`Estimate`).
+
+    Binomial test: n_est draws per input, P bounded below and Q above by Clopper–Pearson at α/2 each.
+    Poisson test (``selection.test == "poisson"``, δ = 0): N ~ Poisson(λ) draws per input, λ the largest
+    mean with Pr[N > n_est] ≤ η = 10⁻³·α (the draws are capped at n_est, which costs at most 2η of
+    the level); the conditional bound on ln(P/Q) at α − 2η (``proofs/audit/auditor_validity.md``, step 7).
+    """
     ev = selection.events
     prog = prog or _Progress(None, 0)
+    poisson = selection.test == "poisson"
+    if poisson and delta > 0:
+        raise ValueError(f"the Poisson test needs delta = 0, got delta={delta!r}")
+    n_draws = [n_est, n_est]
+    if poisson:
+        lam, over = poisson_draws(n_est, _POISSON_ETA * alpha)
+        for i in (0, 1):  # the draw counts, each from its own stream
+            g = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(*key, 2, i)))
+            n_draws[i] = min(int(g.poisson(lam)), n_est)  # proof: poisson-cap
     c = []  # c[i][e]: draws of input i falling in event e
     for i in (0, 1):
+        sizes = _sizes(n_draws[i], chunk_size) if n_draws[i] else []
         tasks = [_CountEvent(_ChunkJob(mechanism, data[i], m, entropy, (*key, i, j), stat), ev)
-                 for j, m in enumerate(est_sizes)]
-        c.append(np.sum(_run(tasks, executor, prog, est_sizes), axis=0).astype(np.int64))
+                 for j, m in enumerate(sizes)]
+        c.append(np.sum(_run(tasks, executor, prog, sizes), axis=0).astype(np.int64) if tasks
+                 else np.zeros(len(ev), np.int64))
     if selection.choice == "both":
         k = [int(c[0][0] + c[1][1]), int(c[1][0] + c[0][1])]  # proof: pooled-counts
-        trials, level = 2 * n_est, 1.0 - math.exp(-alpha / 2.0)
+        trials = trials_q = n_draws[0] + n_draws[1]
+        level = 1.0 - math.exp(-alpha / 2.0)
     else:
         first = 0 if selection.choice == "d>d_prime" else 1
         k = [int(c[first][0]), int(c[1 - first][0])]
-        trials, level = n_est, alpha / 2.0
+        trials, trials_q, level = n_draws[first], n_draws[1 - first], alpha / 2.0
+    if poisson:
+        level = alpha - 2 * over  # proof: poisson-level
+        bound = float(poisson_log_ratio_lower(k[0], k[1], level)) if k[0] + k[1] else -math.inf
+        # the intervals for P and Q alone (each valid given its draw count, at α/2), for the report
+        p_lo = float(clopper_pearson_lower(k[0], max(trials, 1), alpha / 2)) if trials else 0.0
+        q_hi = float(clopper_pearson_upper(k[1], max(trials_q, 1), alpha / 2)) if trials_q else 1.0
+        return Estimate(k[0], k[1], trials, level, p_lo, q_hi, max(0.0, bound), trials_q, "poisson")
     p_lo = float(clopper_pearson_lower(k[0], trials, level))
     q_hi = float(clopper_pearson_upper(k[1], trials, level))
     eps_lb = math.log((p_lo - delta) / q_hi) if p_lo > delta else 0.0  # proof: eps-lb
-    return k[0], k[1], trials, level, p_lo, q_hi, max(0.0, eps_lb)
+    return Estimate(k[0], k[1], trials, level, p_lo, q_hi, max(0.0, eps_lb), trials_q, "binomial")
 
 
 def _run(tasks: list, executor, prog: _Progress, sizes: list[int]):
@@ -377,9 +462,9 @@ def epsilon_lower_bound(
     sel = select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta)
 
     # ---- estimation: fresh samples, the chosen event(s), two Clopper–Pearson bounds (Bonferroni)
-    k_p, k_q, trials, _, p_lo, q_hi, eps_lb = estimate(mechanism, data, sel, n_est, entropy, stat, alpha=alpha,
-                                                       delta=delta, chunk_size=chunk_size, executor=executor,
-                                                       prog=prog)
+    k_p, k_q, trials, _, p_lo, q_hi, eps_lb, _, _ = estimate(mechanism, data, sel, n_est, entropy, stat,
+                                                             alpha=alpha, delta=delta, chunk_size=chunk_size,
+                                                             executor=executor, prog=prog)
     return AuditResult(
         epsilon=eps_lb,
         event=sel.events[0],

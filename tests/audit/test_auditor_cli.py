@@ -122,12 +122,14 @@ def test_cli_progress_is_plain_lines_on_stderr_and_json_stays_clean(tmp_path):
     secs = time.perf_counter() - t0
     assert res.returncode == 0, res.stderr[-2000:]
     out = json.loads(res.stdout)  # the whole of stdout is one JSON document
-    assert out["verdict"] == "inconclusive" and out["samples_used"] == 1_500_000
+    # the whole budget, less the final stages' Poisson draw counts (a mean ~3.3 sd below each stage's cap)
+    assert out["verdict"] == "inconclusive" and 0.99 * 1_500_000 <= out["samples_used"] <= 1_500_000
     assert "auditing" not in res.stdout
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     plain = re.compile(r"^auditing: [\d,]+/3,000,000 draws \(\d+\.\d s\)( done| still working.*| working)?$")
     assert lines and all(plain.match(ln) for ln in lines), res.stderr
-    assert lines[-1].endswith(" done") and "3,000,000/3,000,000" in lines[-1]
+    assert lines[-1].endswith(" done") and "/3,000,000" in lines[-1]
+    assert int(lines[-1].split()[1].split("/")[0].replace(",", "")) >= 0.99 * 3_000_000
     assert "\x1b" not in res.stderr and "\r" not in res.stderr
     assert secs < 15, f"the subprocess took {secs:.1f} s"
 

@@ -6,7 +6,9 @@
   events are unions of outcomes ordered by likelihood ratio, in either order of the pair, bounded
   as :mod:`dpverify.audit.statistical` bounds them (one-sided Clopper–Pearson at α/2 for P and
   for Q, ε_lb = ln(P_lower / Q_upper)); with ``pooled=True`` also its pooled "both orders" event
-  (2n trials at level 1 − e^{−α/2}).  No budget is spent on search or selection, so this is the
+  (2n trials at level 1 − e^{−α/2}); with ``test="poisson"`` as :func:`dpverify.audit.audit` bounds
+  an event at δ = 0 (Poisson(n) draws, the conditional test on the ratio at level α), and with
+  ``test="best"`` the better of the two.  No budget is spent on search or selection, so this is the
   ceiling of any event-based auditor of the pair at that budget (at typical counts).
 - :func:`reach_probability` — the chance that a fixed event's bound reaches a target by luck.
 - :func:`sampler_pvalue` — an exact test of a law against a mechanism's own sampler.
@@ -35,7 +37,7 @@ from dpverify._validation import (as_generator, check_confidence, check_finite_a
                                   check_bool, check_counts, check_positive_int, check_probability, check_probability_vector, check_real,
                                   check_work)
 from dpverify.audit.exact import max_privacy_loss
-from dpverify.audit.intervals import _wilson, clopper_pearson_lower, clopper_pearson_upper
+from dpverify.audit.intervals import _wilson, clopper_pearson_lower, clopper_pearson_upper, poisson_log_ratio_lower
 from dpverify.proofdocs import proven
 
 __all__ = ["EventBound", "best_event_bound", "exact_epsilon", "reach_probability", "sampler_pvalue"]
@@ -125,16 +127,28 @@ def _bound(pa, qb, trials, level):
         return np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), -np.inf), k_p, k_q  # proof: ideal-eps
 
 
+def _bound_poisson(pa, qb, n, level):
+    """logit of the conditional lower bound on π at the expected counts round(n · P), round(n · Q)."""
+    k_p, k_q = np.round(n * pa), np.round(n * qb)  # proof: expected-counts-poisson
+    eps = np.full(np.shape(k_p), -np.inf)
+    ok = k_p > 0
+    if ok.any():
+        eps[ok] = poisson_log_ratio_lower(k_p[ok], k_q[ok], level)
+    return eps, k_p, k_q
+
+
 @proven("proofs/audit/suite_exact.md")
-def best_event_bound(p, q, *, n: int, confidence: float, pooled: bool = False) -> EventBound:
+def best_event_bound(p, q, *, n: int, confidence: float, pooled: bool = False, test: str = "binomial") -> EventBound:
     """The largest ε lower bound an auditor knowing the laws p, q reports with n draws per input.
 
     Parameters
     ----------
     p, q : the exact laws of M(d), M(d′) on the same outcomes (probability vectors)
     n : draws per input, all spent on estimation
-    confidence : 1 − α; P is bounded below and Q above at level α/2 each
-    pooled : also try the pooled event of both orders (as ``dpverify.audit`` may choose)
+    confidence : 1 − α; P is bounded below and Q above at level α/2 each (binomial test)
+    pooled : also try the pooled event of both orders (as ``dpverify.audit`` may choose; binomial)
+    test : ``"binomial"`` (two Clopper–Pearson bounds), ``"poisson"`` (the conditional test of
+        Poisson(n) draw counts at level α, as ``audit`` at δ = 0) or ``"best"`` (the larger)
 
     Returns
     -------
@@ -150,17 +164,22 @@ def best_event_bound(p, q, *, n: int, confidence: float, pooled: bool = False) -
     n = check_positive_int(n, "n", maximum=_MAX_N)
     alpha = 1.0 - check_confidence(confidence)
     pooled = check_bool(pooled, "pooled")
+    if test not in ("binomial", "poisson", "best"):
+        raise ValueError(f"test must be 'binomial', 'poisson' or 'best', got {test!r}")
     best = EventBound(0.0, "none", (), (), 0.0, 0.0, 0, 0, n, alpha / 2)
     orders = {}
     for direction, (a, b) in (("p>q", (p, q)), ("q>p", (q, p))):
         order, ca, cb = orders[direction] = _prefixes(a, b)
         if order.size == 0:
             continue
-        eps, k_a, k_b = _bound(ca, cb, n, alpha / 2)
-        j = int(np.argmax(eps))
-        if eps[j] > best.epsilon:
-            best = EventBound(float(eps[j]), direction, tuple(sorted(order[: j + 1].tolist())), (), float(ca[j]),
-                              float(cb[j]), int(k_a[j]), int(k_b[j]), n, alpha / 2)
+        ways = ([(_bound, alpha / 2)] if test != "poisson" else []) + \
+            ([(_bound_poisson, alpha)] if test != "binomial" else [])
+        for way, level in ways:
+            eps, k_a, k_b = way(ca, cb, n, level)
+            j = int(np.argmax(eps))
+            if eps[j] > best.epsilon:
+                best = EventBound(float(eps[j]), direction, tuple(sorted(order[: j + 1].tolist())), (), float(ca[j]),
+                                  float(cb[j]), int(k_a[j]), int(k_b[j]), n, level)
     if pooled and all(orders[d][0].size for d in orders):
         best = max(best, _pooled(orders, n, alpha), key=lambda e: e.epsilon)
     return best
