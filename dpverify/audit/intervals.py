@@ -111,7 +111,8 @@ def poisson_draws(n: int, eta: float) -> tuple[float, float]:
     """The Poisson mean λ of a draw count capped at ``n``: the largest λ with Pr[Poisson(λ) > n] ≤ ``eta``.
 
     Returns (λ, Pr[Poisson(λ) > n]).  Pr[Poisson(λ) > n] = Pr[Gamma(n + 1, 1) ≤ λ], so
-    λ = Gamma⁻¹(0.999·eta; n + 1) (the margin absorbs rounding); for large n it is n − z_eta·√n, a fraction 1/√n below the cap.
+    λ = Gamma⁻¹(0.999·eta; n + 1) (the margin absorbs rounding); for large n it is n − z_eta·√n,
+    a fraction 1/√n below the cap.
 
     Example
     -------
