@@ -45,7 +45,7 @@ from scipy import stats
 from dpverify._validation import as_generator, check_confidence, check_delta, check_epsilon, check_positive_int
 from dpverify.audit.classifiers import LogLikelihoodRatio, fit_score
 from dpverify.audit.events import PatternCode, _Binner
-from dpverify.audit.intervals import _wilson
+from dpverify.audit.intervals import _wilson, _wilson_log_ratio
 from dpverify.audit.projections import CoordinateSum, Projection, SignCount, fixed_statistics
 from dpverify.audit.report import AuditReport, Stage
 from dpverify.audit.sequential import stage_plan
@@ -149,12 +149,20 @@ def _score(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0, tests=No
         t0, t1 = t0.astype(float), t1.astype(float)
     binner = _Binner(np.concatenate([t0, t1]), categorical=bool(getattr(stat, "categorical", False)))
     counts = [binner.count_halves(t0), binner.count_halves(t1)]
-    min_count = 30
-    if n_check:  # the event must promise ≥ 100 draws in the quick check's sample of n_check (at most
-        # ``cap`` selection draws, when given)
-        min_count = max(min_count, min(int(np.ceil(100 * len(t0) / n_check)), cap or np.inf))
-    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count, confirm=True,
-                        penalty=penalty, tests=_tests(delta) if tests is None else tests)
+    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=_min_count(len(t0), n_check, cap),
+                        confirm=True, penalty=penalty, tests=_tests(delta) if tests is None else tests)
+
+
+def _min_count(n_values: int, n_check=None, cap=None) -> int:
+    """The selection draws an event must hold: 30, and — when ``n_check`` is given — as many as promise
+    ≥ 100 draws in a sample of ``n_check`` (at most ``cap``, when given).  Ranking only.
+
+    >>> _min_count(10_000), _min_count(10_000, 500), _min_count(10**6, 500, cap=400)
+    (30, 2000, 400)
+    """
+    if not n_check:
+        return 30
+    return max(30, min(int(np.ceil(100 * n_values / n_check)), cap or np.inf))
 
 
 def _tests(delta: float) -> tuple:
@@ -171,8 +179,8 @@ def _predicted(k_p, k_q, n, n_target, alpha, delta, test="binomial") -> float:
         return -1e9 + (k_p - k_q) / n  # no bound: ranked below every real one, by the raw difference
     se = math.sqrt((1 - k_p / n) / k_p + (1 - k_q / n) / (k_q + 0.5))
     if test == "poisson":  # K_P of m = K_P + K_Q, one-sided at the full level
-        pi = _wilson(k_p / (k_p + k_q), (k_p + k_q) * n_target / n, stats.norm.ppf(1.0 - alpha), upper=False)
-        return float(np.log(pi) - np.log1p(-pi)) - _SE_WEIGHT * se if 0 < pi < 1 else -1e9 + (k_p - k_q) / n
+        b = float(_wilson_log_ratio(k_p, k_q, (k_p + k_q) * n_target / n, alpha))
+        return b - _SE_WEIGHT * se if math.isfinite(b) else -1e9 + (k_p - k_q) / n
     z = stats.norm.ppf(1.0 - alpha / 2.0)
     pl = _wilson(k_p / n, n_target, z, upper=False) - delta
     qu = _wilson(k_q / n, n_target, z, upper=True)
@@ -422,10 +430,9 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         name, stat = options[0]
         if sel is None:
             binner, counts = count_selection(mechanism, pair, n_sel - used, entropy, stat, key=(23,), prog=prog)
-            n_counted = int(counts[0].sum())  # the screening's minimum-count rule, at this sample's size
-            min_count = max(30, min(int(np.ceil(100 * n_counted / (n_small // 2))), _MIN_COUNT_CAP))
             sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta, confirm=True,
-                               tests=_tests(delta), min_count=min_count)
+                               tests=_tests(delta),  # the screening's minimum-count rule, at this size
+                               min_count=_min_count(int(counts[0].sum()), n_small // 2, _MIN_COUNT_CAP))
         # stages with error spending when the audit may stop at a refutation; one test at the whole
         # level when it may not (stop_early=False), since early stages could then only cost confidence
         plan = stage_plan(n_est, alpha_rest) if stop_early else [(n_est, alpha_rest)]  # proof: one-stage

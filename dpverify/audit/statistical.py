@@ -48,6 +48,7 @@ from dpverify.audit.errors import MechanismError, call_mechanism
 from dpverify.audit.events import Event, PatternCode, _Binner, _candidates, _make_event
 from dpverify.audit.intervals import (
     _wilson,
+    _wilson_log_ratio,
     clopper_pearson_lower,
     clopper_pearson_upper,
     poisson_draws,
@@ -176,11 +177,8 @@ def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
         score = np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
         if "poisson" not in tests or delta > 0:
             return score, np.zeros(np.shape(score), bool)
-        # conditional test: K_P of m = K_P + K_Q draws in the event, one-sided at the full level
-        m = np.maximum((ca + cb) * n_eff / n_used, 1e-300)
-        pi = _wilson(ca / np.maximum(ca + cb, 1e-300), m, stats.norm.ppf(1.0 - alpha), upper=False)
-        pois = np.where((ca > 0) & (pi > 0), np.log(np.maximum(pi, 1e-300)) - np.log1p(-np.minimum(pi, 1 - 1e-16)),
-                        -np.inf)
+    # conditional test: K_P of m = K_P + K_Q draws in the event, one-sided at the full level
+    pois = _wilson_log_ratio(ca, cb, (ca + cb) * n_eff / n_used, alpha)
     use = pois > score
     return np.where(use, pois, score), use
 
@@ -262,10 +260,7 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
         pooled, pooled_test = (math.log(pl / qu) if pl > 0 else -math.inf), "binomial"
         if "poisson" in tests and delta == 0 and not (m1 & m2).any():
             ra, rb = a1 / n1 + a2 / n2, b1 / n1 + b2 / n2  # K_A, K_B per unit of λ
-            z1 = stats.norm.ppf(1.0 - alpha)
-            m = (ra + rb) / (penalty / (n1 + n2) + 1.0 / n_est)
-            pi = _wilson(ra / (ra + rb), m, z1, upper=False) if ra + rb > 0 else 0.0
-            pp = math.log(pi / (1 - pi)) if 0 < pi < 1 else -math.inf
+            pp = float(_wilson_log_ratio(ra, rb, (ra + rb) / (penalty / (n1 + n2) + 1.0 / n_est), alpha))
             if pp > pooled:
                 pooled, pooled_test = pp, "poisson"
         if pooled > score:
