@@ -40,7 +40,7 @@ import time
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from dpverify._validation import as_generator, check_confidence, check_delta, check_epsilon, check_positive_int
 from dpverify.audit.classifiers import LogLikelihoodRatio, fit_score
@@ -181,7 +181,7 @@ def _predicted(k_p, k_q, n, n_target, alpha, delta, test="binomial") -> float:
     if test == "poisson":  # K_P of m = K_P + K_Q, one-sided at the full level
         b = float(_wilson_log_ratio(k_p, k_q, (k_p + k_q) * n_target / n, alpha))
         return b - _SE_WEIGHT * se if math.isfinite(b) else -1e9 + (k_p - k_q) / n
-    z = stats.norm.ppf(1.0 - alpha / 2.0)
+    z = special.ndtri(1.0 - alpha / 2.0)
     pl = _wilson(k_p / n, n_target, z, upper=False) - delta
     qu = _wilson(k_q / n, n_target, z, upper=True)
     if pl <= 0:
@@ -202,7 +202,7 @@ def _screen(options, n_est, n_quick, alpha, delta, n_small):
     ≥ 100 draws in a sample of ``n_small`` (the quick check's size).  Returns (score, score at the
     quick check's size, name, statistic, selection) — the selection of the first fold.
     """
-    pen = stats.norm.ppf(1.0 - alpha / 2.0) ** -2
+    pen = special.ndtri(1.0 - alpha / 2.0) ** -2
     folds = []
     for fold in (0, 1):
         chosen = None
@@ -407,7 +407,10 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
             prog.add(2 * n_probe)
             options = _stat_candidates(statistic, mechanism, pair, probe, final=True)
             if best is not None and statistic == "auto":
-                options = [o for o in options if o[0] == best[3] or (best[3] == "logistic" and o[0] == "boosting")]
+                kept = [o for o in options if o[0] == best[3] or (best[3] == "logistic" and o[0] == "boosting")]
+                # the probe may not offer the screened kind (a classifier screened on many patterns, a
+                # probe showing few): then every candidate the probe offers is tried
+                options = kept or options
         used = n_probe  # selection draws spent before the event counts
         if any(isinstance(s, str) for _, s in options):
             n_train = min(_TRAIN_MAX, n_sel // 5)  # per trained model

@@ -50,14 +50,38 @@ class PatternCode:
     [1, 2, 3]
     >>> int(PatternCode(0, 1)(np.zeros((1, 80), int))[0]) >= 0   # 2^80 patterns: hashed
     True
+
+    ``columns`` codes only those columns of the flattened output (the code block of an output that
+    also releases values, e.g. the ⊤/⊥ half of SVT34Parallel); ``clip`` floors every entry and clips
+    it into ``low..high`` instead of refusing it (a fixed map, so values never seen when the code was
+    chosen still get a code):
+
+    >>> PatternCode(0, 1, columns=(1,))(np.array([[0.5, 1], [7.25, 0]])).tolist()
+    [1, 0]
+    >>> PatternCode(-2, 2, clip=True)(np.array([[0.5], [-7.0], [9.0]])).tolist()
+    [2, 0, 4]
     """
 
     low: int = -1
     high: int = 1
+    columns: tuple = ()
+    clip: bool = False
     categorical: ClassVar[bool] = True
+
+    def __post_init__(self):
+        if not isinstance(self.columns, tuple) or not all(
+                isinstance(j, (int, np.integer)) and not isinstance(j, bool) and j >= 0 for j in self.columns):
+            raise ValueError(f"columns must be a tuple of non-negative column indices, got {self.columns!r}")
 
     def __call__(self, outputs) -> np.ndarray:
         a = np.asarray(outputs)
+        if self.columns:
+            a = a.reshape(a.shape[0], -1)
+            if max(self.columns) >= a.shape[1]:
+                raise ValueError(f"columns={self.columns} is out of range for outputs of width {a.shape[1]}")
+            a = a[:, list(self.columns)]
+        if self.clip:
+            a = np.clip(np.floor(np.asarray(a, dtype=float)), self.low, self.high)
         if a.dtype.kind == "f":
             if a.size and not np.array_equal(a, np.round(a)):
                 raise ValueError("pattern entries must be integers")

@@ -13,7 +13,7 @@ Example
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from dpverify._validation import check_confidence
 from dpverify.proofdocs import proven
@@ -134,7 +134,7 @@ def _wilson_log_ratio(rate_p, rate_q, m, alpha):
     rate_p, rate_q = np.asarray(rate_p, float), np.asarray(rate_q, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         pi = _wilson(rate_p / np.maximum(rate_p + rate_q, 1e-300), np.maximum(m, 1e-300),
-                     stats.norm.ppf(1.0 - alpha), upper=False)
+                     special.ndtri(1.0 - alpha), upper=False)
         return np.where((rate_p > 0) & (pi > 0),
                         np.log(np.maximum(pi, 1e-300)) - np.log1p(-np.minimum(pi, 1 - 1e-16)), -np.inf)
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from dpverify._validation import (
     as_generator,
@@ -170,7 +170,7 @@ def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
     """The bound each candidate event (counts ca, cb of n_used) would give on fresh draws with the
     selection noise folded into n_eff, under the better of ``tests``: (scores, poisson chosen).
     Ranking only — validity never depends on it."""
-    z = stats.norm.ppf(1.0 - alpha / 2.0)
+    z = special.ndtri(1.0 - alpha / 2.0)
     pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
     qu = _wilson(cb / n_used, n_eff, z, upper=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -253,7 +253,7 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     # draw counts only when S1 and S2 are disjoint (step 7: the four counts are then independent)
     if len(best) == 2 and alpha / 2.0 < 0.25:
         (_, _, m1, a1, b1, n1, _), (_, _, m2, a2, b2, n2, _) = best["d>d_prime"], best["d_prime>d"]
-        zp = stats.norm.ppf(math.exp(-alpha / 2.0))
+        zp = special.ndtri(math.exp(-alpha / 2.0))
         n_eff = 1.0 / (penalty / (n1 + n2) + 1.0 / (2 * n_est))
         pl = _wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
         qu = _wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)

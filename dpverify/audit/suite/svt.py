@@ -205,6 +205,9 @@ class NumericalSVT(_SVT):
 class SVT34Parallel(_SVT):
     """Alg. 3 and Alg. 4 run side by side on the same queries (Bichsel et al., S&P 2021): ∞.
 
+    DP-Sniper's evaluation runs it with its constructor's default cutoff c = 2 (its other SVTs with
+    c = 1); ``CASES`` does the same, so its published bound is for c = 2.
+
     Example
     -------
     >>> SVT34Parallel(0.1).sample(np.zeros(10), np.random.default_rng(0), 2).shape
