@@ -109,6 +109,59 @@ class FeatureMap:
         extra = np.column_stack(parts_c + parts_f) if parts_c else np.empty((len(x), 0))
         return np.hstack([raw, srt, extra])
 
+    def linear_score(self, outputs, w: np.ndarray, b: float) -> np.ndarray:
+        """``self.linear(outputs) @ w + b`` without building the feature matrix.
+
+        >>> g = np.random.default_rng(0)
+        >>> x = np.where(g.random((200, 3)) < 0.3, -1000.0, g.normal(size=(200, 3)))
+        >>> fm = FeatureMap.fit(x)
+        >>> w = g.normal(size=fm.linear(x).shape[1])   # 3 raw + 3 flag indicators + count + first index
+        >>> bool(np.allclose(fm.linear_score(x, w, 0.5), fm.linear(x) @ w + 0.5))
+        True
+        """
+        x = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
+        wd, k = self.width, len(self.flags)
+        if x.shape[1] != wd or len(w) != 2 * wd + 2 * k:
+            raise ValueError(f"outputs of width {x.shape[1]} and {len(w)} weights do not fit the feature map "
+                             f"of width {wd} with {k} flags")
+        score = np.full(len(x), float(b))
+        is_flag = np.zeros(x.shape, bool)
+        for i, v in enumerate(self.flags):
+            eq = x == v
+            is_flag |= eq
+            score += w[2 * wd + i] * np.count_nonzero(eq, axis=1)
+            score += w[2 * wd + k + i] * np.where(eq.any(axis=1), eq.argmax(axis=1), wd)
+        if self.discrete:
+            return score + x @ w[:wd]
+        return score + np.where(is_flag, 0.0, x) @ w[:wd] + is_flag @ w[wd:2 * wd]
+
+    def linear(self, outputs) -> np.ndarray:
+        """The linear model's features, ``_linear_features(self(outputs), width)``, built in place
+        (no sorted block, one allocation: the final audit applies it to every draw).
+
+        >>> fm = FeatureMap.fit(np.array([[1.0, -1000.0], [2.0, 3.0]] * 60))
+        >>> x = np.array([[1.0, -1000.0], [2.0, 3.0]])
+        >>> bool(np.array_equal(fm.linear(x), _linear_features(fm(x), fm.width)))
+        True
+        """
+        x = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
+        w, k = self.width, len(self.flags)
+        if x.shape[1] != w:
+            raise ValueError(f"outputs have width {x.shape[1]}, the feature map was fitted on width {w}")
+        out = np.zeros((len(x), 2 * w + 2 * k))
+        is_flag = np.zeros(x.shape, bool)
+        for i, v in enumerate(self.flags):
+            eq = x == v
+            is_flag |= eq
+            out[:, 2 * w + i] = eq.sum(axis=1)
+            out[:, 2 * w + k + i] = np.where(eq.any(axis=1), eq.argmax(axis=1), w)
+        if self.discrete:
+            out[:, :w] = x
+        else:
+            np.copyto(out[:, :w], x, where=~is_flag)
+            out[:, w:2 * w] = is_flag
+        return out
+
 
 @dataclass(frozen=True, eq=False)
 class _ModelScore:
@@ -121,9 +174,11 @@ class _ModelScore:
     def __call__(self, outputs) -> np.ndarray:
         from threadpoolctl import threadpool_limits
 
+        if self.name == "logistic":  # the pipeline's affine map, folded: one matrix-vector product
+            scaler, lr = self.model[0], self.model[-1]
+            w = lr.coef_[0] / scaler.scale_
+            return self.features.linear_score(outputs, w, float(lr.intercept_[0]) - float(scaler.mean_ @ w))
         f = self.features(outputs)
-        if self.name == "logistic":
-            f = _linear_features(f, self.features.width)
         with threadpool_limits(1):  # chunks may already run in parallel; OpenMP on top oversubscribes
             return np.asarray(self.model.decision_function(f), dtype=float)
 
@@ -152,11 +207,11 @@ def fit_score(out_d, out_dp, kind: str, *, rng: np.random.Generator) -> _ModelSc
     from threadpoolctl import threadpool_limits
 
     fm = FeatureMap.fit(np.concatenate([out_d[:2000], out_dp[:2000]]))
-    x = np.vstack([fm(out_d), fm(out_dp)])
+    features = fm.linear if kind == "logistic" else fm
+    x = np.vstack([features(out_d), features(out_dp)])
     y = np.concatenate([np.ones(len(out_d)), np.zeros(len(out_dp))])
     seed = int(rng.integers(0, 2**31 - 1))
     if kind == "logistic":
-        x = _linear_features(x, fm.width)
         model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=300, C=1.0))
     elif kind == "boosting":
         keep = np.random.default_rng(seed).permutation(len(x))[:60_000]  # trees: 60k rows
