@@ -131,9 +131,8 @@ class FeatureMap:
             is_flag |= eq
             score += w[2 * wd + i] * np.count_nonzero(eq, axis=1)
             score += w[2 * wd + k + i] * np.where(eq.any(axis=1), eq.argmax(axis=1), wd)
-        if self.discrete:
-            return score + x @ w[:wd]
-        return score + np.where(is_flag, 0.0, x) @ w[:wd] + is_flag @ w[wd:2 * wd]
+        hole = np.isnan(x) if self.discrete else is_flag | np.isnan(x)  # → 0 and an indicator
+        return score + np.where(hole, 0.0, x) @ w[:wd] + hole @ w[wd:2 * wd]
 
     def linear(self, outputs) -> np.ndarray:
         """The linear model's features, ``_linear_features(self(outputs), width)``, built in place
@@ -155,11 +154,9 @@ class FeatureMap:
             is_flag |= eq
             out[:, 2 * w + i] = eq.sum(axis=1)
             out[:, 2 * w + k + i] = np.where(eq.any(axis=1), eq.argmax(axis=1), w)
-        if self.discrete:
-            out[:, :w] = x
-        else:
-            np.copyto(out[:, :w], x, where=~is_flag)
-            out[:, w:2 * w] = is_flag
+        hole = np.isnan(x) if self.discrete else is_flag | np.isnan(x)  # → 0 and an indicator
+        np.copyto(out[:, :w], x, where=~hole)
+        out[:, w:2 * w] = hole
         return out
 
 

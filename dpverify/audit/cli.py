@@ -106,7 +106,7 @@ def load_statistic(spec: str | None):
     >>> load_statistic("dpverify.audit.floating_point:fp_attack_statistic")   # a factory, called
     OffGrid(exponent=-53)
     >>> load_statistic("dpverify.audit:PatternCode")                          # a class, built
-    PatternCode(low=-1, high=1)
+    PatternCode(low=-1, high=1, columns=(), clip=False)
     """
     if spec is None or spec in _STATISTICS:
         return spec or "auto"

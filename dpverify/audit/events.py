@@ -69,6 +69,14 @@ class PatternCode:
     categorical: ClassVar[bool] = True
 
     def __post_init__(self):
+        for name in ("low", "high"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise TypeError(f"{name} must be an integer, got {v!r}")
+        if self.low > self.high:
+            raise ValueError(f"low must be <= high, got low={self.low}, high={self.high}")
+        if not isinstance(self.clip, bool):
+            raise TypeError(f"clip must be a bool, got {self.clip!r}")
         if not isinstance(self.columns, tuple) or not all(
                 isinstance(j, (int, np.integer)) and not isinstance(j, bool) and j >= 0 for j in self.columns):
             raise ValueError(f"columns must be a tuple of non-negative column indices, got {self.columns!r}")

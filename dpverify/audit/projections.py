@@ -65,7 +65,8 @@ _FLAG_BASE = 2.0**50  # flag k of a flags-last projection maps to _FLAG_BASE + k
 @dataclass(frozen=True)
 class Projection:
     """T(o) = o_j, coordinate ``j`` of the flattened output; with ``flags_last``, a flag value of that
-    coordinate is ordered above every released value (flag k ↦ 2^50 + k).
+    coordinate is ordered above every released value below 2^50 (flag k ↦ 2^50 + k; larger released
+    values would rank among the flags: a statistic only, the bound stays valid, the events weaker).
 
     With the flags last, the thresholds ``T ≤ t`` are the events "coordinate j was released, with a
     value ≤ t": the low answers of a sparse-vector query, which tell that the noisy threshold was low
@@ -223,7 +224,7 @@ def fixed_statistics(pilot) -> list[tuple[str, object]]:
     small = (head == np.round(head)).all(axis=0) & (np.abs(head).max(axis=0) <= _CODE_RANGE)
     codes = [j for j in np.flatnonzero(small).tolist() if len(np.unique(head[:, j])) <= 16]
     if 2 <= len(codes) < x.shape[1]:
-        block = head[:, codes]  # values outside these rows' low..high (or not integers) go to the end codes
+        block = head[:, codes]  # values are floored; those outside these rows' low..high go to the end codes
         out.append(("pattern of the code columns",
                     PatternCode(int(block.min()) - 1, int(block.max()) + 1, columns=tuple(codes), clip=True)))
     return out

@@ -146,3 +146,14 @@ def test_final_stage_falls_back_when_the_probe_lacks_the_screened_kind():
 
     r = audit(SVT6(0.1, c=1, threshold=1.0), epsilon=1.0, samples=1000, confidence=0.9, rng=0)
     assert r.samples_used > 0 and r.epsilon >= 0.0
+
+
+@pytest.mark.parametrize("kw, err, name", [(dict(low=0.5, high=2), TypeError, "low"),
+                                           (dict(low=0, high=1.5), TypeError, "high"),
+                                           (dict(low=2, high=1), ValueError, "low"),
+                                           (dict(low=0, high=1, clip="yes"), TypeError, "clip")])
+def test_pattern_code_validation_names_the_parameter(kw, err, name):
+    from dpverify.audit.events import PatternCode
+
+    with pytest.raises(err, match=name):
+        PatternCode(**kw)

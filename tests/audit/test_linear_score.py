@@ -35,3 +35,12 @@ def test_linear_score_refuses_weights_of_the_wrong_length():
     fm = FeatureMap.fit(np.zeros((10, 3)))
     with pytest.raises(ValueError, match="weights"):
         fm.linear_score(np.zeros((2, 3)), np.zeros(5), 0.0)
+
+
+def test_nan_entries_become_zero_with_an_indicator_as_before():
+    g = np.random.default_rng(0)
+    x = g.normal(size=(2000, 3))
+    x[::5, 0] = np.nan
+    s = fit_score(x, g.normal(size=(2000, 3)), "logistic", rng=g)
+    ref = s.model.decision_function(_linear_features(s.features(x), 3))
+    np.testing.assert_allclose(s(x), ref, rtol=1e-12, atol=1e-12)
