@@ -93,21 +93,31 @@ class FeatureMap:
         top = order[:_MAX_FLAGS][share[order[:_MAX_FLAGS]] >= _FLAG_SHARE]
         return cls(x.shape[1], np.sort(vals[top]), bool(share[top].sum() > 0.99))
 
-    def __call__(self, outputs) -> np.ndarray:
+    def _scan(self, outputs):
+        """The outputs as a float matrix, which entries are flags, and per flag its count and first
+        index in each row (the width when absent): the one pass every feature builder shares."""
         x = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
         if x.shape[1] != self.width:
             raise ValueError(f"outputs have width {x.shape[1]}, the feature map was fitted on width {self.width}")
         is_flag = np.zeros(x.shape, bool)
-        parts_c, parts_f = [], []
-        for v in self.flags:
+        counts = np.empty((len(x), len(self.flags)))
+        firsts = np.empty((len(x), len(self.flags)))
+        for i, v in enumerate(self.flags):
             eq = x == v
             is_flag |= eq
-            parts_c.append(eq.sum(axis=1))
-            parts_f.append(np.where(eq.any(axis=1), eq.argmax(axis=1), self.width))
+            counts[:, i] = np.count_nonzero(eq, axis=1)
+            firsts[:, i] = np.where(eq.any(axis=1), eq.argmax(axis=1), self.width)
+        return x, is_flag, counts, firsts
+
+    def _holes(self, x, is_flag):
+        """Entries the linear model sees as 0 plus an indicator: NaN, and the flags of value outputs."""
+        return np.isnan(x) if self.discrete else is_flag | np.isnan(x)
+
+    def __call__(self, outputs) -> np.ndarray:
+        x, is_flag, counts, firsts = self._scan(outputs)
         raw = x if self.discrete else np.where(is_flag, np.nan, x)
         srt = np.sort(raw, axis=1)  # NaN (flags) sort last
-        extra = np.column_stack(parts_c + parts_f) if parts_c else np.empty((len(x), 0))
-        return np.hstack([raw, srt, extra])
+        return np.hstack([raw, srt, counts, firsts])
 
     def linear_score(self, outputs, w: np.ndarray, b: float) -> np.ndarray:
         """``self.linear(outputs) @ w + b`` without building the feature matrix.
@@ -119,45 +129,26 @@ class FeatureMap:
         >>> bool(np.allclose(fm.linear_score(x, w, 0.5), fm.linear(x) @ w + 0.5))
         True
         """
-        x = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
         wd, k = self.width, len(self.flags)
-        if x.shape[1] != wd or len(w) != 2 * wd + 2 * k:
-            raise ValueError(f"outputs of width {x.shape[1]} and {len(w)} weights do not fit the feature map "
-                             f"of width {wd} with {k} flags")
-        score = np.full(len(x), float(b))
-        is_flag = np.zeros(x.shape, bool)
-        for i, v in enumerate(self.flags):
-            eq = x == v
-            is_flag |= eq
-            score += w[2 * wd + i] * np.count_nonzero(eq, axis=1)
-            score += w[2 * wd + k + i] * np.where(eq.any(axis=1), eq.argmax(axis=1), wd)
-        hole = np.isnan(x) if self.discrete else is_flag | np.isnan(x)  # → 0 and an indicator
-        return score + np.where(hole, 0.0, x) @ w[:wd] + hole @ w[wd:2 * wd]
+        if len(w) != 2 * wd + 2 * k:
+            raise ValueError(f"{len(w)} weights do not fit the feature map of width {wd} with {k} flags")
+        x, is_flag, counts, firsts = self._scan(outputs)
+        hole = self._holes(x, is_flag)
+        return (np.where(hole, 0.0, x) @ w[:wd] + hole @ w[wd:2 * wd] + counts @ w[2 * wd:2 * wd + k]
+                + firsts @ w[2 * wd + k:] + float(b))
 
     def linear(self, outputs) -> np.ndarray:
         """The linear model's features, ``_linear_features(self(outputs), width)``, built in place
-        (no sorted block, one allocation: the final audit applies it to every draw).
+        (no sorted block: the final audit applies it to every draw).
 
         >>> fm = FeatureMap.fit(np.array([[1.0, -1000.0], [2.0, 3.0]] * 60))
         >>> x = np.array([[1.0, -1000.0], [2.0, 3.0]])
         >>> bool(np.array_equal(fm.linear(x), _linear_features(fm(x), fm.width)))
         True
         """
-        x = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
-        w, k = self.width, len(self.flags)
-        if x.shape[1] != w:
-            raise ValueError(f"outputs have width {x.shape[1]}, the feature map was fitted on width {w}")
-        out = np.zeros((len(x), 2 * w + 2 * k))
-        is_flag = np.zeros(x.shape, bool)
-        for i, v in enumerate(self.flags):
-            eq = x == v
-            is_flag |= eq
-            out[:, 2 * w + i] = eq.sum(axis=1)
-            out[:, 2 * w + k + i] = np.where(eq.any(axis=1), eq.argmax(axis=1), w)
-        hole = np.isnan(x) if self.discrete else is_flag | np.isnan(x)  # → 0 and an indicator
-        np.copyto(out[:, :w], x, where=~hole)
-        out[:, w:2 * w] = hole
-        return out
+        x, is_flag, counts, firsts = self._scan(outputs)
+        hole = self._holes(x, is_flag)
+        return np.hstack([np.where(hole, 0.0, x), hole, counts, firsts])
 
 
 @dataclass(frozen=True, eq=False)

@@ -52,6 +52,12 @@ def _flat(outputs) -> np.ndarray:
     return x.reshape(len(x), -1)
 
 
+def _check_medians(medians) -> None:
+    m = np.asarray(medians)
+    if m.ndim != 1 or m.dtype.kind not in "iuf" or np.isnan(m).any():
+        raise ValueError(f"medians must be a 1-D array of numbers (inf allowed), got {medians!r}")
+
+
 def _is_flag(x: np.ndarray, flags: np.ndarray) -> np.ndarray:
     out = np.zeros(x.shape, bool)
     for v in flags:
@@ -135,9 +141,7 @@ class SignCount:
     flags: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self):
-        m = np.asarray(self.medians)
-        if m.ndim != 1 or m.dtype.kind not in "iuf" or np.isnan(m).any():
-            raise ValueError(f"medians must be a 1-D array of numbers (inf allowed), got {self.medians!r}")
+        _check_medians(self.medians)
 
     def __call__(self, outputs) -> np.ndarray:
         x = _flat(outputs).astype(float)
@@ -170,9 +174,8 @@ class StateCounts:
     categorical: ClassVar[bool] = True
 
     def __post_init__(self):
-        m, f = np.asarray(self.medians), np.asarray(self.flags)
-        if m.ndim != 1 or m.dtype.kind not in "iuf" or np.isnan(m).any():
-            raise ValueError(f"medians must be a 1-D array of numbers (inf allowed), got {self.medians!r}")
+        _check_medians(self.medians)
+        f = np.asarray(self.flags)
         if f.ndim != 1 or f.dtype.kind not in "iuf" or not np.isfinite(f).all():
             raise ValueError(f"flags must be a 1-D array of finite numbers, got {self.flags!r}")
 
