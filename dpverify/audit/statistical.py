@@ -297,14 +297,31 @@ def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, st
     mean with Pr[N > n_est] ≤ η = 10⁻³·α (the draws are capped at n_est, which costs at most 2η of
     the level); the conditional bound on ln(P/Q) at α − 2η (``proofs/audit/auditor_validity.md``, step 7).
     """
-    ev = selection.events
+    return estimate_each(mechanism, data, (selection,), n_est, entropy, stat, alphas=(alpha,), delta=delta,
+                         key=key, chunk_size=chunk_size, executor=executor, prog=prog)[0]
+
+
+def estimate_each(mechanism, data, selections, n_est: int, entropy: int, stat, *, alphas, delta: float,
+                  key=(2,), chunk_size=_DEFAULT_CHUNK, executor=None, prog: _Progress | None = None
+                  ) -> list[Estimate]:
+    """:func:`estimate` for several selections on the same fresh draws, selection j at level
+    ``alphas[j]``: each bound is valid at its own level, so all of them together hold with
+    probability ≥ 1 − Σ alphas (union bound).  The selections must share their test (one kind of
+    draw count); a Poisson count's λ is set by the smallest level."""
+    if len(selections) != len(alphas) or not selections:
+        raise ValueError(f"selections and alphas must be non-empty and of one length, got {len(selections)} and "
+                         f"{len(alphas)}")
+    tests = {sel.test for sel in selections}
+    if len(tests) > 1:
+        raise ValueError(f"selections estimated on the same draws must share their test, got {sorted(tests)}")
+    ev = tuple(e for sel in selections for e in sel.events)
     prog = prog or _Progress(None, 0)
-    poisson = selection.test == "poisson"
+    poisson = tests == {"poisson"}
     if poisson and delta > 0:
         raise ValueError(f"the Poisson test needs delta = 0, got delta={delta!r}")
-    n_draws = [n_est, n_est]
+    n_draws, over = [n_est, n_est], 0.0
     if poisson:
-        lam, over = poisson_draws(n_est, _POISSON_ETA * alpha)
+        lam, over = poisson_draws(n_est, _POISSON_ETA * min(alphas))
         for i in (0, 1):  # the draw counts, each from its own stream
             g = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(*key, 2, i)))
             n_draws[i] = min(int(g.poisson(lam)), n_est)  # proof: poisson-cap
@@ -315,6 +332,16 @@ def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, st
                  for j, m in enumerate(sizes)]
         c.append(np.sum(_run(tasks, executor, prog, sizes), axis=0).astype(np.int64) if tasks
                  else np.zeros(len(ev), np.int64))
+    out, pos = [], 0
+    for selection, alpha in zip(selections, alphas):
+        m = len(selection.events)
+        out.append(_bound(selection, [c[0][pos:pos + m], c[1][pos:pos + m]], n_draws, alpha, over, delta))
+        pos += m
+    return out
+
+
+def _bound(selection: Selection, c, n_draws, alpha: float, over: float, delta: float) -> Estimate:
+    """One selection's test from its events' counts ``c[i][e]`` on ``n_draws[i]`` draws of input i."""
     if selection.choice == "both":
         k = [int(c[0][0] + c[1][1]), int(c[1][0] + c[0][1])]  # proof: pooled-counts
         trials = trials_q = n_draws[0] + n_draws[1]
@@ -323,7 +350,7 @@ def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, st
         first = 0 if selection.choice == "d>d_prime" else 1
         k = [int(c[first][0]), int(c[1 - first][0])]
         trials, trials_q, level = n_draws[first], n_draws[1 - first], alpha / 2.0
-    if poisson:
+    if selection.test == "poisson":
         level = alpha - 2 * over  # proof: poisson-level
         bound = float(poisson_log_ratio_lower(k[0], k[1], level)) if k[0] + k[1] else -math.inf
         # the intervals for P and Q alone (each valid given its draw count, at α/2), for the report

@@ -58,7 +58,7 @@ def test_bad_counts_and_levels_are_refused():
         poisson_log_ratio_lower(3, 3, 1.5)
     with pytest.raises(TypeError, match="k"):
         poisson_log_ratio_lower("3", 3, 0.1)
-    with pytest.raises(ValueError, match="k_p \+ k_q must be >= 1"):
+    with pytest.raises(ValueError, match=r"k_p \+ k_q must be >= 1"):
         poisson_log_ratio_lower(0, 0, 0.1)
     with pytest.raises(ValueError, match="n must be a positive integer"):
         poisson_draws(0, 0.01)

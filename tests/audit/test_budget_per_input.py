@@ -1,0 +1,70 @@
+"""audit()'s budget is per input: no input is drawn more than ``samples`` times, an input shared by
+several candidate pairs is charged for every pair that draws it, and the winning pair's inputs spend the
+rest of their budget on the final audit (the draws at the other pairs' inputs do not reduce it).
+
+Every draw is counted by a wrapper around the mechanism, independently of the auditor's own
+bookkeeping, so each test fails if the accounting is off.
+"""
+
+from collections import Counter
+
+import numpy as np
+
+from dpverify.audit import Neighbours, audit
+from dpverify.audit.api import _SCREEN_SHARE, _distinct_inputs
+from dpverify.audit.suite import NoisyHist1
+
+
+class Counted:
+    """A mechanism wrapper that counts the draws made at each input."""
+
+    def __init__(self, inner):
+        self.inner, self.draws = inner, Counter()
+        self.name = getattr(inner, "name", "counted")
+
+    def sample(self, data, rng, n):
+        self.draws[tuple(np.asarray(data, float).ravel().tolist())] += n
+        return self.inner.sample(data, rng, n)
+
+
+def _audit(samples=200_000, seed=0):
+    m = Counted(NoisyHist1(0.5))
+    rel = Neighbours(shape=(3,), kind="linf")
+    r = audit(m, epsilon=0.5, pairs=rel, samples=samples, rng=seed, confidence=0.9, stop_early=False)
+    return m, r, rel.candidates(np.random.default_rng(0))
+
+
+def test_no_input_is_drawn_more_than_the_budget_and_samples_used_is_the_most_drawn():
+    m, r, _ = _audit()
+    most = max(m.draws.values())
+    assert most <= r.samples == 200_000
+    # samples_used counts each test's cap; the Poisson test draws a little less than its cap
+    assert most <= r.samples_used <= r.samples and r.samples_used - most < 0.01 * r.samples
+
+
+def test_winning_pair_spends_the_rest_of_its_budget():
+    """The old accounting (screening over all pairs charged as if to every input) left the final 65 %
+    of the budget; now the winner's more-drawn input spends all of its budget (the Poisson test's
+    counts fall a little short of their cap)."""
+    m, r, _ = _audit()
+    winner = [m.draws[tuple(np.asarray(x, float).ravel().tolist())] for x in r.pair]
+    assert 0.98 * r.samples <= max(winner) <= r.samples
+    final = sum(s.n for s in r.stages)
+    assert final >= (1 - _SCREEN_SHARE) * r.samples
+
+
+def test_a_shared_input_is_charged_for_every_pair_that_draws_it():
+    """Most StatDP patterns share their first input; each pair draws it afresh in screening, and all
+    those draws count against that input's budget (never more than ``samples`` in total)."""
+    m, r, pairs = _audit()
+    inputs, ix = _distinct_inputs(pairs)
+    shared = [i for i in range(len(inputs)) if sum(i in p for p in ix) > 1]
+    assert shared  # the relation's candidates do share inputs
+    assert all(m.draws[tuple(np.asarray(inputs[i], float).ravel().tolist())] <= r.samples for i in shared)
+    assert sum(m.draws.values()) <= 2 * _SCREEN_SHARE * r.samples + 2 * r.samples
+
+
+def test_distinct_inputs_keys_by_value_dtype_and_shape():
+    a = np.array([1.0, 2.0])
+    inputs, ix = _distinct_inputs([(a, a.copy()), (a.astype(np.float32), a.reshape(2, 1)), (3, 3.0)])
+    assert ix == [(0, 0), (1, 2), (3, 4)] and len(inputs) == 5
