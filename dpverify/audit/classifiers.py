@@ -106,7 +106,7 @@ class FeatureMap:
             eq = x == v
             is_flag |= eq
             counts[:, i] = np.count_nonzero(eq, axis=1)
-            firsts[:, i] = np.where(eq.any(axis=1), eq.argmax(axis=1), self.width)
+            firsts[:, i] = np.where(counts[:, i] > 0, eq.argmax(axis=1), self.width)
         return x, is_flag, counts, firsts
 
     def _holes(self, x, is_flag):

@@ -257,7 +257,8 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
         n_eff = 1.0 / (penalty / (n1 + n2) + 1.0 / (2 * n_est))
         pl = _wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
         qu = _wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
-        pooled, pooled_test = (math.log(pl / qu) if pl > 0 else -math.inf), "binomial"
+        pooled = math.log(pl / qu) if pl > 0 and "binomial" in tests else -math.inf
+        pooled_test = "binomial"
         if "poisson" in tests and delta == 0 and not (m1 & m2).any():
             ra, rb = a1 / n1 + a2 / n2, b1 / n1 + b2 / n2  # K_A, K_B per unit of λ
             pp = float(_wilson_log_ratio(ra, rb, (ra + rb) / (penalty / (n1 + n2) + 1.0 / n_est), alpha))

@@ -98,3 +98,23 @@ def test_correct_mechanism_uses_the_whole_budget():
     r = audit(Laplace(1.0), epsilon=1.0, samples=100_000, rng=0, confidence=0.9)
     assert r.verdict(1.0).value == "inconclusive"
     assert r.samples_used >= 0.97 * r.samples
+
+
+def test_auto_retrains_the_screened_kind_and_classifier_also_tries_trees(monkeypatch):
+    """In "auto" the final audit retrains only the kind screening chose (the logistic model for SVT6's
+    vector outputs); with statistic="classifier" the trees are trained too, as its rival.  The kinds
+    trained are recorded through the training entry point, so each assertion fails if the other
+    behaviour comes back."""
+    from dpverify.audit.suite import SVT6
+
+    trained = []
+    real = api._train
+    monkeypatch.setattr(api, "_train", lambda mech, kind, *a: trained.append(kind) or real(mech, kind, *a))
+    m = SVT6(0.5)
+    pair = [(np.array([1.0] * 5 + [0.0] * 5), np.array([0.0] * 5 + [1.0] * 5))]
+    r = audit(m, epsilon=m.epsilon, pairs=pair, samples=60_000, rng=0, confidence=0.9, stop_early=False)
+    assert r.statistic == "logistic" and trained == ["logistic"]  # measured: logistic on seeds 0–3
+    trained.clear()
+    audit(m, epsilon=m.epsilon, pairs=pair, samples=60_000, rng=0, confidence=0.9, stop_early=False,
+          statistic="classifier")
+    assert trained == ["logistic", "boosting"]

@@ -75,3 +75,15 @@ def test_a_lucky_tail_no_longer_collapses_the_searched_laplace_bound():
     assert r.epsilon >= 0.05, r.epsilon
     assert [s.kind for s in r.stages] == ["stage 1", "stage 1 (safe event)"]
     assert sum(s.level for s in r.stages) == pytest.approx(0.1)
+
+
+def test_tiny_budget_with_a_pooled_selection_runs():
+    """Regression: at 1,000 draws ReportNoisyMax2's safe selection fell back to the pooled binomial
+    test while the chosen event used the Poisson test, and the final stage raised (estimate_each
+    needs one test).  The safe selection now keeps the chosen test, or is dropped."""
+    from dpverify.audit.suite import CASES
+
+    m = next(c for c in CASES if c.name == "ReportNoisyMax2").make()
+    r = audit(m, epsilon=m.epsilon, samples=1000, rng=0, confidence=0.9, stop_early=False)
+    assert r.epsilon >= 0.0 and len({s.test for s in r.stages if s.kind.startswith("stage")}) == 1
+

@@ -30,10 +30,11 @@ __all__ = ["NumericalSVT", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT3
 
 def _stop_after(above: np.ndarray, c: int, fill, values=None) -> np.ndarray:
     """Code rows of ⊤/⊥ answers, replacing everything after the c-th ⊤ by ``fill``."""
-    out = above.astype(float if values is not None else np.int64) if values is None else \
-        np.where(above, values, -1000.0)
-    stopped_before = np.cumsum(above, axis=1) - above >= c  # c ⊤ already given before query i
-    out[stopped_before] = fill
+    before = np.cumsum(above, axis=1, dtype=np.int16)  # a row has far fewer than 2^15 queries
+    before -= above
+    stopped_before = before >= c  # c ⊤ already given before query i
+    out = above.astype(np.int64) if values is None else np.where(above, values, -1000.0)
+    np.copyto(out, fill, where=stopped_before)
     return out
 
 
@@ -221,5 +222,7 @@ class SVT34Parallel(_SVT):
 
     def sample(self, data, rng, n):
         a = SVT3(self.epsilon, self.c, self.threshold).sample(data, rng, n)
-        b = SVT4(self.epsilon, self.c, self.threshold).sample(data, rng, n)
-        return np.hstack([a, b.astype(float)])
+        out = np.empty((a.shape[0], 2 * a.shape[1]))
+        out[:, :a.shape[1]] = a
+        out[:, a.shape[1]:] = SVT4(self.epsilon, self.c, self.threshold).sample(data, rng, n)
+        return out
