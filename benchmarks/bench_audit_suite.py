@@ -27,10 +27,10 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=0, help="soundness sweep: seeds per correct mechanism")
     ap.add_argument("--sweep-samples", type=int, default=10**5, help="draws per input in the soundness sweep")
     ap.add_argument("--only", default="", help="comma-separated names")
-    ap.add_argument("--workers", type=int, default=2,
-                    help="processes for the final audit's chunks (the benchmark's 2 cores); 0: none")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="worker processes for the final audit's chunks (the benchmark's 2 cores; 1: in-process)")
     args = ap.parse_args()
-    pool = ProcessPoolExecutor(args.workers) if args.workers > 0 else None
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     only = {s for s in args.only.split(",") if s}
     print(f"{'mechanism':<20} {'true ε':>8} {'ours':>8} {'time s':>7} {'DP-Sniper':>9} {'at 10^7':>8}  pair found")
     for case in CASES:

@@ -25,7 +25,9 @@ __all__ = ["progress"]
 @contextlib.contextmanager
 def progress(label: str, total: float | None = None, *, stream: TextIO | None | str = "stderr",
              every: float = 1.0, unit: str = "") -> Iterator[Callable[..., None]]:
-    """Yield ``tick(advance=1, note="")``; report progress of ``label`` on ``stream``.
+    """Yield ``tick(advance=1, note="", total=None)``; report progress of ``label`` on ``stream``.
+
+    ``total`` given to a tick replaces the total (work whose size is only known as it goes).
 
     ``stream="stderr"`` (the default) is ``sys.stderr`` as it is at the call (so a
     replaced or captured stderr is honoured); ``stream=None`` reports nothing (for
@@ -35,7 +37,7 @@ def progress(label: str, total: float | None = None, *, stream: TextIO | None | 
     if stream == "stderr":
         stream = sys.stderr
     if stream is None:
-        yield lambda advance=1, note="": None
+        yield lambda advance=1, note="", total=None: None
         return
     done = [0.0]
     t0 = time.monotonic()
@@ -48,23 +50,26 @@ def progress(label: str, total: float | None = None, *, stream: TextIO | None | 
         with Progress(*cols, console=Console(file=stream), transient=True) as bar:
             task = bar.add_task("", total=total)
 
-            def tick(advance: float = 1, note: str = "") -> None:
+            def tick(advance: float = 1, note: str = "", total: float | None = None) -> None:
                 done[0] += advance
-                bar.update(task, advance=advance, description=note)
+                bar.update(task, advance=advance, description=note, **({"total": total} if total else {}))
 
             yield tick
         return
     last = [t0]
     current = [""]
     lock = threading.Lock()
+    size = [total]
 
     def fmt(note: str) -> str:
-        amount = f"{done[0]:,.0f}" + (f"/{total:,.0f}" if total else "") + (f" {unit}" if unit else "")
+        amount = f"{done[0]:,.0f}" + (f"/{size[0]:,.0f}" if size[0] else "") + (f" {unit}" if unit else "")
         return f"{label}: {amount} ({time.monotonic() - t0:.1f} s){' ' + note if note else ''}"
 
-    def tick(advance: float = 1, note: str = "") -> None:
+    def tick(advance: float = 1, note: str = "", total: float | None = None) -> None:
         with lock:
             done[0] += advance
+            if total:
+                size[0] = total
             if note:
                 current[0] = note
             now = time.monotonic()

@@ -180,19 +180,32 @@ def cmd_audit(args: argparse.Namespace) -> int:
     mech = load_mechanism(args.mechanism, _params(args.param))
     if args.zcdp is not None:
         return _audit_zcdp(args, mech, pairs, stat)
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
+    pool = None
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(args.jobs)
     try:
+        # the budget is per input, so the draws over all inputs are only known as the audit goes:
+        # the total follows the audit's plan
         with progress("auditing", 2 * args.samples, unit="draws", stream=sys.stderr) as tick:
             last = [0]
 
             def report(done, total):
-                tick(done - last[0])
+                tick(done - last[0], total=total)
                 last[0] = done
 
             r = audit(mech, epsilon=claimed, delta=args.delta, pairs=pairs, samples=args.samples,
-                      confidence=args.confidence, rng=args.seed, statistic=stat, progress=report, force=args.force)
+                      confidence=args.confidence, rng=args.seed, statistic=stat, progress=report, force=args.force,
+                      executor=pool)
     except MechanismError as exc:
         print(f"dpverify audit: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if pool is not None:
+            pool.shutdown()
     verdict = r.verdict(claimed)
     if args.json:
         json.dump({"mechanism": args.mechanism, "params": _params(args.param), **r.as_dict()}, sys.stdout,
@@ -297,6 +310,8 @@ def register(subparsers) -> None:
     p.add_argument("--force", action="store_true", help="allow more than 10^10 samples")
     p.add_argument("--confidence", type=float, default=0.99, help="1 − α (default 0.99)")
     p.add_argument("--seed", type=int, default=None, help="seed for reproducible audits")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes for the final audit's draws (default 1: in-process; the result is the same)")
     p.add_argument("--statistic", default=None,
                    help=f"{', '.join(_STATISTICS)} (default auto) or MODULE:FUNCTION (a statistic, class or factory)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
