@@ -325,8 +325,10 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         ``relation``, ``log_density(data, outputs)``)
     epsilon, delta : the claim audited (keyword-only)
     pairs : list of (d, d′), a relation with ``candidates(rng)``, or None (the mechanism's ``relation``)
-    samples : the budget of draws per input — no input is drawn more often.  Screening spends 35 % of
-        it over all the pairs and rounds together, the quick check 1 %; the winning pair's inputs spend the rest of their own budget on the final
+    samples : the budget of draws per input — no input is drawn more often (save the floors of tiny
+        budgets: 500 draws per pair and screening round, 2,000 for the final audit).  Screening spends
+        35 % of it over all the pairs and rounds together (an input shared by several pairs is charged
+        for each), the quick check 1 %; the winning pair's inputs spend the rest of their own budget on the final
         audit (``samples_used`` is the most draws made at any one input)
     confidence : 1 − α for the final bound, selection and sequential stopping included
     statistic : "auto", "classifier", "pattern", "offgrid", or a callable outputs → (n,) numbers
@@ -472,7 +474,9 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     # ---- 3. final audit of the chosen pair: (re)train, select, estimate in stages, on the rest of its
     # inputs' budgets
     if not stopped:
-        n_final = max(2000, samples - int(drawn[list(ix[p_best])].max()))
+        i0, i1 = ix[p_best]
+        # a pair of two equal inputs draws the final audit twice at that one input
+        n_final = max(2000, (samples - int(drawn[i0])) // 2 if i0 == i1 else samples - int(drawn[[i0, i1]].max()))
         prog.total = prog.done[0] + 2 * n_final
         n_sel = max(500, int(_SEL_SHARE * n_final))
         n_est = n_final - n_sel

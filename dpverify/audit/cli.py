@@ -178,13 +178,22 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S)")
     mech = load_mechanism(args.mechanism, _params(args.param))
-    if args.zcdp is not None:
-        return _audit_zcdp(args, mech, pairs, stat)
     if args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
+    if args.zcdp is not None:
+        if args.jobs > 1:
+            raise ValueError("--jobs applies to ε audits; a --zcdp audit runs in-process (drop --jobs)")
+        return _audit_zcdp(args, mech, pairs, stat)
     pool = None
     if args.jobs > 1:
+        import pickle
         from concurrent.futures import ProcessPoolExecutor
+
+        try:  # the worker processes receive the mechanism and the statistic by pickling
+            pickle.dumps((mech, stat))
+        except Exception as exc:
+            raise ValueError(f"--jobs {args.jobs} needs a mechanism and statistic that pickle (a module-level "
+                             f"function or class, not a closure): {type(exc).__name__}: {exc}; use --jobs 1") from exc
 
         pool = ProcessPoolExecutor(args.jobs)
     try:

@@ -149,7 +149,7 @@ class AuditReport:
             "seed": self.seed,
             "seed_entropy": self.seed_entropy,
             "version": __version__,
-            "stages": [{"test": s.kind, "statistic": s.statistic, "n": s.n, "level": s.level, "count_p": s.count_p,
+            "stages": [{"kind": s.kind, "statistic": s.statistic, "n": s.n, "level": s.level, "count_p": s.count_p,
                         "count_q": s.count_q, "trials": s.trials, "trials_q": s.trials_q or s.trials, "test": s.test,
                         "p_lower": s.p_lower, "q_upper": s.q_upper,
                         "bound": s.bound if math.isfinite(s.bound) else None} for s in self.stages],

@@ -179,6 +179,8 @@ def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
             return score, np.zeros(np.shape(score), bool)
     # conditional test: K_P of m = K_P + K_Q draws in the event, one-sided at the full level
     pois = _wilson_log_ratio(ca, cb, (ca + cb) * n_eff / n_used, alpha)
+    if "binomial" not in tests:  # the conditional test only
+        return pois, np.ones(np.shape(pois), bool)
     use = pois > score
     return np.where(use, pois, score), use
 
@@ -312,6 +314,9 @@ def estimate_each(mechanism, data, selections, n_est: int, entropy: int, stat, *
     if len(selections) != len(alphas) or not selections:
         raise ValueError(f"selections and alphas must be non-empty and of one length, got {len(selections)} and "
                          f"{len(alphas)}")
+    alphas = tuple(check_confidence(a, "alphas") for a in alphas)  # each level in (0, 1)
+    if sum(alphas) >= 1:
+        raise ValueError(f"alphas must sum to less than 1, got {alphas!r}")
     tests = {sel.test for sel in selections}
     if len(tests) > 1:
         raise ValueError(f"selections estimated on the same draws must share their test, got {sorted(tests)}")

@@ -167,12 +167,33 @@ def test_cli_jobs_give_the_same_result(capsys):
     The progress lines (stderr, not a terminal) show the total planned, which the per-input budget
     can take above 2 × --samples."""
     argv = ["audit", "dpverify.audit.suite:SVT6", "--search", "linf", "--shape", "10", "--epsilon", "0.5",
-            "--samples", "200000", "--seed", "4", "--confidence", "0.9", "--json"]
+            "--samples", "600000", "--seed", "4", "--confidence", "0.9", "--json"]
     assert main(argv + ["--jobs", "2"]) in (0, 1)
     a = json.loads(capsys.readouterr().out)
     assert main(argv) in (0, 1)
     b = json.loads(capsys.readouterr().out)
     a.pop("seconds"), b.pop("seconds")
     assert a == b
+    assert max(st["n"] for st in b["stages"]) > 2 * (1 << 17)  # several chunks per input
     assert main(argv + ["--jobs", "0"]) == 2
     assert "--jobs must be >= 1" in capsys.readouterr().err
+
+
+def test_cli_jobs_refuse_a_mechanism_that_does_not_pickle(tmp_path, capsys, monkeypatch):
+    """A factory returning a closure cannot reach worker processes: one error line, not a traceback."""
+    (tmp_path / "closuremech.py").write_text(
+        "import numpy as np\n"
+        "def make(scale=1.0):\n"
+        "    def mech(data, rng, n):\n"
+        "        return np.asarray(data, float) + rng.laplace(0.0, float(scale), n)\n"
+        "    return mech\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["audit", "closuremech:make", "--param", "scale=1", "--d", "0", "--d-prime", "1", "--epsilon", "1",
+            "--samples", "20000", "--seed", "0"]
+    assert main(argv + ["--jobs", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--jobs 2 needs a mechanism and statistic that pickle" in err and "Traceback" not in err
+    zcdp = ["audit", "closuremech:make", "--param", "scale=1", "--d", "0", "--d-prime", "1", "--zcdp", "0.5",
+            "--samples", "20000", "--seed", "0", "--jobs", "2"]
+    assert main(zcdp) == 2 and "--jobs applies to ε audits" in capsys.readouterr().err
+    assert main(argv) in (0, 1)  # in-process it runs

@@ -30,7 +30,7 @@ __all__ = ["NumericalSVT", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT3
 
 def _stop_after(above: np.ndarray, c: int, fill, values=None) -> np.ndarray:
     """Code rows of ⊤/⊥ answers, replacing everything after the c-th ⊤ by ``fill``."""
-    before = np.cumsum(above, axis=1, dtype=np.int16)  # a row has far fewer than 2^15 queries
+    before = np.cumsum(above, axis=1, dtype=np.int16 if above.shape[1] < 2**15 else np.int64)  # no wrap-around
     before -= above
     stopped_before = before >= c  # c ⊤ already given before query i
     out = above.astype(np.int64) if values is None else np.where(above, values, -1000.0)
