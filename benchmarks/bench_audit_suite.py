@@ -31,6 +31,14 @@ def main() -> None:
                     help="worker processes for the final audit's chunks (the benchmark's 2 cores; 1: in-process)")
     args = ap.parse_args()
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    try:
+        _run(args, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _run(args, pool) -> None:
     only = {s for s in args.only.split(",") if s}
     print(f"{'mechanism':<20} {'true ε':>8} {'ours':>8} {'time s':>7} {'DP-Sniper':>9} {'at 10^7':>8}  pair found")
     for case in CASES:
