@@ -288,8 +288,7 @@ def _screen(options, n_est, n_quick, alpha, delta, n_small):
 def _same_events(a, b) -> bool:
     """Two selections with the same events in the same direction (then one test suffices)."""
     return a.choice == b.choice and len(a.events) == len(b.events) and all(
-        e.kind == f.kind and e.threshold == f.threshold and np.array_equal(e.mask, f.mask)
-        and np.array_equal(e.edges, f.edges) for e, f in zip(a.events, b.events))
+        e.same_as(f) for e, f in zip(a.events, b.events))
 
 
 def _same(a, b) -> bool:
@@ -328,8 +327,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     samples : the budget of draws per input — no input is drawn more often (save the floors of tiny
         budgets: 500 draws per pair and screening round, 2,000 for the final audit).  Screening spends
         35 % of it over all the pairs and rounds together (an input shared by several pairs is charged
-        for each), the quick check 1 %; the winning pair's inputs spend the rest of their own budget on the final
-        audit (``samples_used`` is the most draws made at any one input)
+        for each), the quick check 1 %; the winning pair's inputs spend the rest of their own budget
+        on the final audit (``samples_used`` is the most draws made at any one input)
     confidence : 1 − α for the final bound, selection and sequential stopping included
     statistic : "auto", "classifier", "pattern", "offgrid", or a callable outputs → (n,) numbers
     progress : optional callback ``progress(done, total)``
@@ -381,9 +380,9 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     n_small = max(500, int(_QUICK_SHARE * samples))
     n_quick = n_small if screening and stop_early else 0
     # the budget is per input: no input is drawn more than ``samples`` times.  Screening spends
-    # _SCREEN_SHARE of it over all pairs and rounds;
-    # the winner's inputs then get the rest of their budget for the final audit.  Planned here (for
-    # the scores' yardstick), settled after screening from the draws actually made.
+    # _SCREEN_SHARE of it over all pairs and rounds; the winner's inputs then get the rest of their
+    # budget for the final audit.  Planned here (for the scores' yardstick), settled after screening
+    # from the draws actually made.
     inputs, ix = _distinct_inputs(cand)
     drawn = np.zeros(len(inputs), dtype=np.int64)  # draws made at each distinct input
     per_round = [n_screen] + [max(500, int(_SCREEN_SHARE * samples / rounds / k)) for k in schedule[1:]]
@@ -559,6 +558,6 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         np.add.at(drawn, list(ix[p_best]), spent)
     used = int(drawn.max())  # the most draws at any one input (at most, where a count was Poisson)
     return AuditReport.from_stages(stages, pair=pair, claimed=claimed, delta=delta, confidence=conf,
-                                   samples=samples, samples_used=int(used), seed=seed, entropy=entropy,
+                                   samples=samples, samples_used=used, seed=seed, entropy=entropy,
                                    seconds=time.monotonic() - t_start, screened=tuple(screened), pairs=tuple(cand))
 

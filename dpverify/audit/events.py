@@ -141,6 +141,18 @@ class Event:
             return t > self.threshold
         return self.mask[_bin_index(t, self.edges, self.discrete)]
 
+    def same_as(self, other: "Event") -> bool:
+        """The same set of outputs, by definition (kind, threshold, bins and their mask).
+
+        >>> b = _Binner(np.arange(3), categorical=True)
+        >>> e = _make_event("bins", np.array([True, False, False]), b)
+        >>> e.same_as(_make_event("bins", np.array([True, False, False]), b)), e.same_as(_make_event(
+        ...     "bins", np.array([True, True, False]), b))
+        (True, False)
+        """
+        return (self.kind == other.kind and self.threshold == other.threshold and self.discrete == other.discrete
+                and np.array_equal(self.edges, other.edges) and np.array_equal(self.mask, other.mask))
+
     def __str__(self) -> str:
         return self.description
 
