@@ -8,7 +8,6 @@ checks the sampler against it.  Samplers are module-level picklable callables.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any

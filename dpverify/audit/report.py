@@ -154,4 +154,8 @@ class AuditReport:
                         "p_lower": s.p_lower, "q_upper": s.q_upper,
                         "bound": s.bound if math.isfinite(s.bound) else None} for s in self.stages],
             "candidate_pairs": len(self.pairs),
+            # the screening log: per round, each pair's index among the candidates, its statistic and
+            # its cross-fitted score (a predicted bound, for ranking only; None when no event promised one)
+            "screened": [{"round": r, "pair": p, "statistic": name, "score": score if score > -1e8 else None}
+                         for r, p, name, score in self.screened],
         }

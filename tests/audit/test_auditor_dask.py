@@ -30,6 +30,22 @@ def test_dask_process_cluster_matches_local():
     _compare(processes=True)
 
 
+def test_searched_audit_on_a_dask_cluster_matches_local():
+    """``audit()`` runs its screening jobs and final chunks on the cluster: the same report."""
+    from dpverify.audit import audit
+    from dpverify.audit.dask_backend import dask_executor
+    from dpverify.audit.suite import ReportNoisyMax1
+
+    m = ReportNoisyMax1(0.5)
+    kw = dict(epsilon=0.5, samples=40_000, rng=2, confidence=0.9, stop_early=False)
+    local = audit(m, **kw).as_dict()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        remote = audit(m, executor=dask_executor(client), **kw).as_dict()
+    local.pop("seconds"), remote.pop("seconds")
+    assert len(local["screened"]) > 2 and remote == local
+
+
 def test_dask_executor_rejects_non_client():
     from dpverify.audit.dask_backend import DaskExecutor
 

@@ -70,9 +70,11 @@ def test_distinct_inputs_keys_by_value_dtype_and_shape():
     assert ix == [(0, 0), (1, 2), (3, 4)] and len(inputs) == 5
 
 
-def test_final_audit_on_an_executor_gives_the_same_result():
-    """Every chunk of the final audit has its own seed: a process pool changes where the chunks run,
-    not what they draw (the report is equal field by field, time aside)."""
+def test_screening_and_final_audit_on_an_executor_give_the_same_result():
+    """Every screening job (one pair, one round) and every chunk of the final audit has its own seed: a
+    process pool changes where they run, not what they draw or train (the report is equal field by
+    field, time aside; SVT6's pairs come from its relation and its classifiers are trained in the
+    screening jobs)."""
     from concurrent.futures import ProcessPoolExecutor
 
     from dpverify.audit.suite import SVT6
@@ -84,6 +86,7 @@ def test_final_audit_on_an_executor_gives_the_same_result():
         a = audit(m, executor=pool, **kw).as_dict()
     b = audit(m, **kw).as_dict()
     assert max(st["n"] for st in b["stages"]) > 2 * (1 << 17)
+    assert len(b["screened"]) > 2 and any("logistic" in s["statistic"] for s in b["screened"])
     a.pop("seconds"), b.pop("seconds")
     assert a == b
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.audit import api, audit
+from dpverify.audit import screening
 from dpverify.audit.projections import StateCounts, fixed_statistics
 from dpverify.audit.suite import NumericalSVT
 
@@ -59,7 +59,7 @@ def test_screening_chooses_the_statistic_out_of_sample():
         g = np.random.default_rng(seed)
         weak = [g.laplace(0.02, 1, n), g.laplace(0, 1, n)]
         strong = [(g.random(n) < 0.3 * np.exp(0.03)).astype(np.int64), (g.random(n) < 0.3).astype(np.int64)]
-        chosen.append(api._screen([("weak", None, weak), ("strong", None, strong)], 2 * 10**6, 10**4, 0.1, 0.0, 10**4)[2])
+        chosen.append(screening._screen([("weak", None, weak), ("strong", None, strong)], 2 * 10**6, 10**4, 0.1, 0.0, 10**4)[2])
     assert chosen == ["strong"] * 10
 
 
