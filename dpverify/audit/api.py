@@ -15,8 +15,9 @@ sequentially.
    grossly broken mechanism is refuted here, after the first pair's screening draws.
 3. **Final audit** of the winning pair on fresh samples — the rest of its inputs' budgets, which is
    per input (:func:`_distinct_inputs`): the draws made at the other pairs' inputs do not reduce
-   it.  A learned statistic is retrained (the screened kind; with ``statistic="classifier"`` both
-   logistic regression and gradient-boosted trees, the better on held-out draws) and its event is
+   it.  A learned statistic is retrained (the screened kind — a logistic model gives its full and
+   sparse variants; with ``statistic="classifier"`` gradient-boosted trees too — the best on held-out
+   draws) and its event is
    selected on a selection sample; a fixed statistic (raw output, pattern code, sum, sign count,
    coordinate) keeps its event chosen on all of the pair's last screening draws, so the whole rest
    of the budget is estimation.  The event is estimated in stages with error spending
@@ -154,6 +155,25 @@ def _same(a, b) -> bool:
         return False
 
 
+def _width(executor) -> int:
+    """Screening jobs kept in flight on ``executor``: twice its workers (a process pool's, a dask
+    cluster's), at least 4.
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(3) as ex:
+    ...     _width(ex), _width(None)
+    (6, 4)
+    """
+    n = getattr(executor, "_max_workers", None)
+    client = getattr(executor, "client", executor)
+    if n is None and hasattr(client, "scheduler_info"):
+        try:
+            n = len(client.scheduler_info().get("workers", {}))
+        except Exception:  # a client that cannot say: the default
+            n = None
+    return max(4, 2 * int(n or 2))
+
+
 def _train(mechanism, kind, pair, n, entropy, key, g):
     outs = [_ChunkJob(mechanism, pair[i], n, entropy, (*key, i), None).outputs() for i in (0, 1)]
     return _fitted(kind, outs[0], outs[1], g)
@@ -175,7 +195,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         budgets: 500 draws per pair and screening round, 2,000 for the final audit).  Screening spends
         35 % of it over all the pairs and rounds together (an input shared by several pairs is charged
         for each), the quick check 1 %; the winning pair's inputs spend the rest of their own budget
-        on the final audit (``samples_used`` is the most draws made at any one input)
+        on the final audit (``samples_used`` is the most draws used at any one input: with an
+        executor, screening jobs cancelled after a refutation are not counted)
     confidence : 1 − α for the final bound, selection and sequential stopping included
     statistic : "auto", "classifier", "pattern", "offgrid", or a callable outputs → (n,) numbers
     progress : optional callback ``progress(done, total)``
@@ -266,6 +287,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     # that promises a refutation at the quick check's size is checked at once.
     screened, best, history = [], None, {}
     alive, n_r, r = list(range(len(cand))), n_screen, 0
+    width = _width(executor)
     while n_screen and alive:
         # each pair its own draws, even of an input it shares with other pairs: pairs compared on one
         # sample of their common input would rise and fall together, and a round could drop them all
@@ -273,10 +295,21 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         # is one job (seeded by its key alone), run here or on the executor, consumed in pair order.
         jobs = [_ScreenJob(mechanism, statistic, cand[p], n_r, entropy, (10, r, p), n_est=n_est, n_quick=n_quick,
                            alpha=alpha, delta=delta, n_small=n_small) for p in alive]
-        futures = [executor.submit(job) for job in jobs] if executor is not None else None
+        futures: dict = {}
+
+        def result(j):
+            """Job j's result; on an executor, the next ``width`` jobs are kept in flight (not the whole
+            round: a quick check that refutes then waits behind a few jobs, not all of them)."""
+            if executor is None:
+                return jobs[j]()
+            for k in range(j, min(len(jobs), j + width)):
+                if k not in futures:
+                    futures[k] = executor.submit(jobs[k])
+            return futures.pop(j).result()
+
         results = []
         for j, p in enumerate(alive):
-            res = futures[j].result() if futures is not None else jobs[j]()
+            res = result(j)
             for i in (0, 1):
                 drawn[ix[p][i]] += n_r
             prog.add(2 * n_r)
@@ -286,7 +319,7 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
             results.append((res.score, res.score_quick, p, res.name, res.statistic, res.selection))
             if n_quick and not quick_done and res.score_quick > claimed and quick(results[-1]):
                 stopped = True  # refuted after this pair's screening draws: nothing else is used
-                for f in (futures or [])[j + 1:]:
+                for f in futures.values():  # jobs in flight (their draws are not used, nor counted)
                     f.cancel()
                 break
         if stopped:

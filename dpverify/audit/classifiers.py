@@ -255,49 +255,65 @@ def sparse_logistic(score: _ModelScore, out_d, out_dp) -> _ModelScore | None:
     """
     import copy
 
-    if score.name != "logistic":
-        raise ValueError(f"sparse_logistic needs a fitted logistic score, got {score.name!r}")
+    from threadpoolctl import threadpool_limits
+
+    if not isinstance(score, _ModelScore) or score.name != "logistic":
+        raise ValueError(f"score must be a fitted logistic score (fit_score(..., 'logistic')), got "
+                         f"{getattr(score, 'name', type(score).__name__)!r}")
+    for nm, out in (("out_d", out_d), ("out_dp", out_dp)):
+        if len(out) == 0:
+            raise ValueError(f"{nm} must hold the training outputs, got an empty array")
     scaler, lr = score.model[0], score.model[-1]
     n_fit = len(out_d) + len(out_dp)
     half = _WALD_ROWS // 2
-    z = scaler.transform(np.vstack([score.features.linear(out_d[:half]), score.features.linear(out_dp[:half])]))
-    eta = z @ lr.coef_[0] + lr.intercept_[0]  # the fitted linear predictor
-    cols = _independent(z)
-    design = np.hstack([z[:, cols], np.ones((len(z), 1))])
-    v = np.linalg.lstsq(design, eta, rcond=None)[0]  # the same predictor over the independent columns
-    p = special.expit(design @ v)
-    info = (design * (p * (1.0 - p))[:, None]).T @ design * (n_fit / len(z))  # Fisher information, n_fit rows
-    se = np.sqrt(np.clip(np.diag(np.linalg.inv(info))[:-1], 1e-300, None))
-    keep = np.abs(v[:-1]) >= _SPARSE_Z * se
-    if keep.all() or not keep.any():
+    with threadpool_limits(1):  # one thread: as in fit_score, and the same rounding in every process
+        z = scaler.transform(np.vstack([score.features.linear(out_d[:half]), score.features.linear(out_dp[:half])]))
+        eta = z @ lr.coef_[0] + lr.intercept_[0]  # the fitted linear predictor
+        # the intercept first, then the features independent of it and of each other (on these rows)
+        cols = _independent(np.hstack([np.ones((len(z), 1)), z]))
+        design = np.hstack([np.ones((len(z), 1)), z])[:, cols]
+        v = np.linalg.lstsq(design, eta, rcond=None)[0]  # the same predictor over the independent columns
+        p = special.expit(design @ v)
+        info = (design * (p * (1.0 - p))[:, None]).T @ design * (n_fit / len(z))  # Fisher information, n_fit rows
+        try:
+            se = np.sqrt(np.clip(np.diag(np.linalg.inv(info)), 1e-300, None))
+        except np.linalg.LinAlgError:  # numerically singular: no standard errors, no sparse variant
+            return None
+    keep = np.abs(v) >= _SPARSE_Z * se
+    feat, keep_f, v_f = cols[1:] - 1, keep[1:], v[1:]  # the features (column 0 is the intercept)
+    if keep_f.all() or not keep_f.any():
         return None
     w = np.zeros(lr.coef_.shape[1])
-    w[cols[keep]] = v[:-1][keep]
+    w[feat[keep_f]] = v_f[keep_f]
     model = copy.deepcopy(score.model)
-    model[-1].coef_, model[-1].intercept_ = w[None, :], np.array([v[-1]])
+    model[-1].coef_, model[-1].intercept_ = w[None, :], np.array([v[0]])
     return _ModelScore(score.features, model, "sparse logistic")
 
 
 def _independent(z: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """Indices of the columns of ``z`` linearly independent of the kept columns before them: greedy
     Cholesky on the Gram matrix, a column dropped when its squared residual after projection on the
-    kept ones is ≤ ``tol`` times its squared norm (zero columns included).
+    kept ones is ≤ ``tol`` times its squared norm (zero columns included).  O(K³) for K columns.
 
     >>> z = np.array([[1.0, 0.0, 1.0, 2.0], [0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 2.0, 5.0]])
     >>> _independent(z).tolist()     # column 2 is the sum of columns 0 and 1
     [0, 1, 3]
     """
+    from scipy.linalg import solve_triangular
+
     g = z.T @ z
+    k_all = g.shape[0]
+    low = np.zeros((k_all, k_all))  # the Cholesky factor of the kept columns' Gram matrix, grown in place
     kept: list[int] = []
-    chol = np.zeros((0, 0))
-    for j in range(g.shape[0]):
+    for j in range(k_all):
         if g[j, j] <= 0:
             continue
-        c = np.linalg.solve(chol, g[kept, j]) if kept else np.zeros(0)  # chol · c = G[kept, j]
+        k = len(kept)
+        c = solve_triangular(low[:k, :k], g[kept, j], lower=True) if k else np.zeros(0)  # L·c = G[kept, j]
         r2 = g[j, j] - c @ c
         if r2 <= tol * g[j, j]:
             continue
-        chol = np.block([[chol, np.zeros((len(kept), 1))], [c[None, :], np.array([[math.sqrt(r2)]])]])
+        low[k, :k], low[k, k] = c, math.sqrt(r2)
         kept.append(j)
     return np.asarray(kept, dtype=np.int64)
 

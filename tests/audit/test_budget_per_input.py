@@ -105,3 +105,53 @@ def test_a_pair_of_equal_inputs_stays_within_the_budget():
     x = np.array([1.0, 1.0, 1.0])
     r = audit(m, epsilon=0.5, pairs=[(x, x.copy())], samples=100_000, rng=0, confidence=0.9, stop_early=False)
     assert max(m.draws.values()) <= r.samples and r.samples_used <= r.samples
+
+
+class _Recording:
+    """An executor that runs each task at once and records what was submitted (and cancelled)."""
+
+    _max_workers = 1
+
+    def __init__(self):
+        self.tasks = []
+
+    def submit(self, task):
+        from concurrent.futures import Future
+
+        self.tasks.append(type(task).__name__)
+        f = Future()
+        f.set_result(task())
+        return f
+
+
+def test_screening_jobs_run_on_the_executor():
+    """The screening jobs themselves are submitted (not only the final chunks): a recording executor
+    sees one _ScreenJob per pair and round, and the result equals the in-process one."""
+    from dpverify.audit.suite import ReportNoisyMax1
+
+    m = ReportNoisyMax1(0.5)
+    kw = dict(epsilon=0.5, samples=40_000, rng=2, confidence=0.9, stop_early=False)
+    ex = _Recording()
+    a = audit(m, executor=ex, **kw).as_dict()
+    b = audit(m, **kw).as_dict()
+    assert ex.tasks.count("_ScreenJob") == len(b["screened"]) > 2
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+
+
+def test_a_quick_refutation_on_an_executor_submits_few_screening_jobs():
+    """ReportNoisyMax3(1) (true ε 2.5, claim 1) is refuted by the quick check during the first round:
+    on an executor with one worker at most 4 screening jobs are in flight at a time, so beyond the
+    pairs screened only 3 were submitted, not the whole round (16 pairs); the report equals the
+    in-process one."""
+    from dpverify.audit.suite import ReportNoisyMax3
+
+    kw = dict(epsilon=1.0, samples=10**6, rng=0, confidence=0.9)
+    ex = _Recording()
+    a = audit(ReportNoisyMax3(1.0), executor=ex, **kw)
+    b = audit(ReportNoisyMax3(1.0), **kw)
+    assert a.verdict().value == "refuted" and a.stages[0].kind == "quick check"
+    da, db = a.as_dict(), b.as_dict()
+    assert ex.tasks.count("_ScreenJob") <= len(da["screened"]) + 3 < len(a.pairs)
+    da.pop("seconds"), db.pop("seconds")
+    assert da == db
