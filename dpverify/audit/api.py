@@ -51,8 +51,8 @@ from dpverify.audit.events import PatternCode
 from dpverify.audit.projections import CoordinateSum, Projection, SignCount, StateCounts
 from dpverify.audit.report import AuditReport, Stage
 from dpverify.audit.sequential import stage_plan
-from dpverify.audit.screening import (_ScreenJob, _apply, _fitted, _min_count, _schedule, _score, _stat_candidates,
-                                      _tests)
+from dpverify.audit.screening import (_KIND, _ScreenJob, _apply, _fitted, _min_count, _schedule, _score,
+                                      _stat_candidates, _tests)
 from dpverify.audit.chunks import _ChunkJob, _Progress, _readonly
 from dpverify.audit.statistical import count_selection, estimate, estimate_each, select_event
 from dpverify.proofdocs import proven
@@ -82,7 +82,6 @@ _SAFE_SHARE = 0.1
 _CHUNK = 1 << 17
 
 
-_KIND = {"sparse logistic": "logistic"}  # a trained statistic's name → the kind that is trained
 _FIXED = (CoordinateSum, LogLikelihoodRatio, PatternCode, Projection, SignCount, StateCounts)
 
 

@@ -243,6 +243,8 @@ def _apply(stat, out):
     return np.asarray(stat(out))
 
 
+_KIND = {"sparse logistic": "logistic"}  # a statistic _fitted names → the kind that is trained for it
+
 
 def _fitted(kind, out_d, out_dp, g) -> list[tuple[str, Any]]:
     """(name, score) of a classifier ``kind`` trained on the two samples: a logistic model also gives its
