@@ -27,7 +27,7 @@ so a zero against a non-zero probability always fails; with δ > 0 it decides
 (``exact=True``) takes rational entries (``int``, ``fractions.Fraction``,
 sympy ``Rational`` or strings such as ``"1/3"``), ε as a number or a sympy
 expression (``sympy.log(3)`` makes e^ε = 3 rational) and decides every
-comparison without tolerance.
+comparison without tolerance (the arithmetic: :mod:`dpverify.audit.rational`).
 
 Reference: seed 003 (Zhou, Lu, Wu 2019), §2 definition and model (20).
 """
@@ -35,13 +35,10 @@ Reference: seed 003 (Zhou, Lu, Wu 2019), §2 definition and model (20).
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from dpverify._validation import (
     check_bool,
@@ -52,6 +49,8 @@ from dpverify._validation import (
     check_row_stochastic,
 )
 from dpverify.audit.exact import privacy_curve
+from dpverify.audit.rational import (_exact_delta, _exact_exp_epsilon, _exact_matrix, _exact_simplify, _gt,
+                                     _exact_epsilon_ldp, _exact_required_delta)
 
 __all__ = ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 
@@ -122,94 +121,6 @@ def _check_definition(definition: Any) -> str:
     if definition not in DEFINITIONS:
         raise ValueError(f"definition must be one of {DEFINITIONS}, got {definition!r}")
     return definition
-
-
-def _to_fraction(x: Any, name: str) -> Fraction:
-    """An exact rational from int / Fraction / sympy Rational / str / decimal float literal."""
-    if isinstance(x, bool):
-        raise TypeError(f"{name} must be rational, got {x!r}")
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (numbers.Integral, np.integer)):
-        return Fraction(int(x))
-    if isinstance(x, sp.Basic):
-        if x.is_Rational:
-            return Fraction(int(x.p), int(x.q))
-        raise TypeError(f"{name} must be rational in exact mode, got {x!r}")
-    if isinstance(x, str):
-        try:
-            return Fraction(x)
-        except ValueError:
-            raise TypeError(f"{name} must be rational in exact mode, got {x!r}") from None
-    if isinstance(x, (float, np.floating)):
-        if not math.isfinite(float(x)):
-            raise ValueError(f"{name} must be finite, got {x!r}")
-        return Fraction(repr(float(x)))  # the decimal the user typed: 0.15 -> 3/20
-    raise TypeError(f"{name} must be rational in exact mode, got {x!r} of type {type(x).__name__}")
-
-
-def _exact_matrix(P: Any, name: str = "P") -> list[list[Fraction]]:
-    rows = P.tolist() if isinstance(P, np.ndarray) else P
-    if isinstance(rows, sp.MatrixBase):
-        rows = rows.tolist()
-    try:
-        M = [[_to_fraction(v, name) for v in row] for row in rows]
-    except TypeError as exc:
-        if "exact mode" in str(exc) or "rational" in str(exc):
-            raise
-        raise TypeError(f"{name} must be a 2-d array of rationals, got {type(P).__name__}") from None
-    if not M or not M[0]:
-        raise ValueError(f"{name} must be non-empty")
-    m = len(M[0])
-    for i, row in enumerate(M):
-        if len(row) != m:
-            raise ValueError(f"{name} must be a rectangular 2-d array: row {i} has length {len(row)}, not {m}")
-        for j, v in enumerate(row):
-            if v < 0:
-                raise ValueError(f"{name} must be non-negative, got {v} at index {(i, j)}")
-        if sum(row) != 1:
-            raise ValueError(f"{name} must be row-stochastic: row {i} sums to {sum(row)}")
-    return M
-
-
-def _exact_exp_epsilon(epsilon: Any) -> tuple[Any, Any]:
-    """(ε as given, e^ε) exactly; e^ε is a Fraction when rational, else a sympy number."""
-    if isinstance(epsilon, bool):
-        raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
-    if isinstance(epsilon, (str, bytes)):
-        # sympify would evaluate the string as Python code: ask for a number or a sympy expression
-        raise TypeError(f"epsilon must be a real number or sympy expression, not a string, got {epsilon!r}")
-    if isinstance(epsilon, (float, np.floating)):
-        check_epsilon(float(epsilon))
-        eps = sp.Rational(repr(float(epsilon)))
-    else:
-        try:
-            eps = sp.sympify(epsilon)
-        except (sp.SympifyError, TypeError):
-            raise TypeError(f"epsilon must be a real number or sympy expression, got {epsilon!r}") from None
-    if not (eps.is_real and eps.is_finite and eps.is_positive):
-        raise ValueError(f"epsilon must be a finite real number > 0, got {epsilon!r}")
-    E = sp.exp(eps)
-    if E.is_Rational:
-        return eps, Fraction(int(E.p), int(E.q))
-    return eps, E
-
-
-def _gt(x: Any, y: Any) -> bool:
-    """x > y decided exactly (Fractions natively, sympy numbers by certified evaluation)."""
-    if isinstance(x, Fraction) and isinstance(y, Fraction):
-        return x > y
-    r = sp.sympify(x) - sp.sympify(y)
-    if r.is_zero:
-        return False
-    res = r.is_positive
-    if res is None:
-        raise ArithmeticError(f"cannot decide the sign of {r} exactly")
-    return bool(res)
-
-
-def _exact_simplify(x: Any) -> Any:
-    return x if isinstance(x, Fraction) else sp.expand(x)
 
 
 # ----------------------------------------------------------------------------- the checks
@@ -362,72 +273,20 @@ def check_ldp(
 
 
 def _check_ldp_exact(P: Any, epsilon: Any, delta: Any, definition: str) -> LDPResult:
+    """:func:`check_ldp` in exact arithmetic (:func:`dpverify.audit.rational._exact_required_delta`)."""
     M = _exact_matrix(P)
     eps, E = _exact_exp_epsilon(epsilon)
-    dlt = _to_fraction(delta, "delta")
-    if dlt < 0 or dlt >= 1:
-        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
-    n, m = len(M), len(M[0])
-    zero = Fraction(0)
-    if definition == "per_output":
-        best, arg, nviol = None, (0, 0, 0), 0
-        for j in range(m):
-            col = [M[i][j] for i in range(n)]
-            hi = max(range(n), key=col.__getitem__)
-            lo = min(range(n), key=col.__getitem__)
-            d = col[hi] - E * col[lo]
-            if _gt(d, dlt):
-                nviol += 1
-            if best is None or _gt(d, best):
-                best, arg = d, (hi, lo, j)
-        req = best if _gt(best, zero) else zero
-        return LDPResult(
-            holds=not _gt(req, dlt), definition=definition, epsilon=eps, delta=dlt,
-            required_delta=_exact_simplify(req), rows=(arg[0], arg[1]), outputs=(arg[2],),
-            violations=nviol, exact=True,
-        )
-    best, arg, nviol = None, (0, 0), 0
-    for a in range(n):
-        for c in range(n):
-            if a == c and n > 1:
-                continue  # a row against itself gives 0
-            S = [j for j in range(m) if _gt(M[a][j], E * M[c][j])]
-            hs = sum((M[a][j] for j in S), zero) - E * sum((M[c][j] for j in S), zero)
-            if _gt(hs, dlt):
-                nviol += 1
-            if best is None or _gt(hs, best):
-                best, arg = hs, (a, c)
-    a, c = arg
-    S = tuple(j for j in range(m) if _gt(M[a][j], E * M[c][j]))
-    return LDPResult(
-        holds=not _gt(best, dlt), definition=definition, epsilon=eps, delta=dlt,
-        required_delta=_exact_simplify(best), rows=arg, outputs=S, violations=nviol, exact=True,
-    )
+    dlt = _exact_delta(delta)
+    req, rows, outputs, nviol = _exact_required_delta(M, E, dlt, definition)
+    return LDPResult(holds=not _gt(req, dlt), definition=definition, epsilon=eps, delta=dlt,
+                     required_delta=_exact_simplify(req), rows=rows, outputs=outputs, violations=nviol, exact=True)
 
 
 # ----------------------------------------------------------------------------- smallest epsilon
 
 
-def _smallest_E_pair(p, q, delta, zero):
-    """Smallest E ≥ 1 with Σ_j max(0, p_j − E q_j) ≤ δ (None if no finite E works); exact (Fractions).
-
-    The maximising output set at any E is a prefix of the outputs sorted by
-    p_j / q_j (descending), so the condition is: for every prefix T,
-    p(T) − E q(T) ≤ δ, i.e. E ≥ (p(T) − δ) / q(T).
-    """
-    c0 = sum((pj for pj, qj in zip(p, q) if qj == 0), zero)
-    if c0 > delta:
-        return None
-    ratios = sorted(((pj / qj, pj, qj) for pj, qj in zip(p, q) if qj > 0), key=lambda t: t[0], reverse=True)
-    E, A, B = zero + 1, c0, zero
-    for _, pj, qj in ratios:
-        A, B = A + pj, B + qj
-        E = max(E, (A - delta) / B)
-    return E
-
-
 def _smallest_log_E_pair(p: np.ndarray, q: np.ndarray, delta: float) -> float:
-    """ln of :func:`_smallest_E_pair` in float, in log space (−inf … inf; inf if no finite E works).
+    """ln of :func:`dpverify.audit.rational._smallest_E_pair` in float, in log space (−inf … inf; inf if no finite E works).
 
     ln E = max(0, max over prefixes T of ln(p(T) − δ) − ln q(T)), so E beyond float64's range
     (q(T) ~ 1e-313) still gives a finite ln E.
@@ -471,28 +330,12 @@ def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact
     definition = _check_definition(definition)
     exact = check_bool(exact, "exact")
     if exact:
-        M = _exact_matrix(P)
-        dlt = _to_fraction(delta, "delta")
-        if dlt < 0 or dlt >= 1:
-            raise ValueError(f"delta must be in [0, 1), got {delta!r}")
-        zero = Fraction(0)
-    else:
-        M = check_row_stochastic(P, "P")
-        dlt = check_delta(delta)
-        zero = 0.0
-    n, m = len(M), len(M[0])
+        return _exact_epsilon_ldp(_exact_matrix(P), _exact_delta(delta), definition)
+    M = check_row_stochastic(P, "P")
+    dlt = check_delta(delta)
+    n = len(M)
     if definition == "per_output" or dlt == 0:
         # per column: max_i P ≤ E min_i P + δ  <=>  E ≥ (max − δ) / min
-        if exact:
-            cols = [[M[i][j] for i in range(n)] for j in range(m)]
-            E = Fraction(1)
-            for col in cols:
-                hi, lo = max(col), min(col)
-                if hi > dlt:
-                    if lo == 0:
-                        return sp.oo
-                    E = max(E, (hi - dlt) / lo)
-            return sp.log(sp.Rational(E.numerator, E.denominator))
         hi, lo = M.max(axis=0), M.min(axis=0)
         need = hi > dlt
         if (need & (lo == 0)).any():
@@ -500,17 +343,6 @@ def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact
         if not need.any():
             return 0.0
         return max(0.0, float(np.max(np.log(hi[need] - dlt) - np.log(lo[need]))))  # ln E in log space
-    if exact:
-        E = zero + 1
-        for a in range(n):
-            for c in range(n):
-                if a == c:
-                    continue
-                e_ac = _smallest_E_pair(list(M[a]), list(M[c]), dlt, zero)
-                if e_ac is None:
-                    return sp.oo
-                E = max(E, e_ac)
-        return sp.log(sp.Rational(E.numerator, E.denominator))
     best = 0.0
     for a in range(n):
         for c in range(n):

@@ -31,10 +31,12 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from dpverify._validation import as_generator, check_nonneg_int, check_real
+from dpverify.audit.chunks import _readonly
 
 __all__ = ["KINDS", "Neighbours"]
 
@@ -160,3 +162,60 @@ class Neighbours:
                 seen.add(key)
                 out.append((a, b))
         return out
+
+
+# ----------------------------------------------------------------------------- an audit's candidates
+
+def _pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
+    """The candidate pairs of an audit: ``pairs`` as given (a list, or a relation's ``candidates(g)``), or
+    the mechanism's own ``relation``; arrays made read-only (a mechanism cannot alter an input)."""
+    if pairs is None:
+        pairs = getattr(mechanism, "relation", None)
+        if pairs is None:
+            raise ValueError("pairs must be given (a list of (d, d_prime) or a relation with candidates()) "
+                             "when the mechanism declares no .relation")
+    if hasattr(pairs, "candidates"):
+        try:
+            pairs = pairs.candidates(g)
+        except TypeError:  # a relation whose candidates() takes no generator
+            pairs = pairs.candidates()
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("pairs is empty: no candidate pair to audit")
+    for p in pairs:
+        if not isinstance(p, (tuple, list)) or len(p) != 2:
+            raise ValueError(f"pairs must hold (d, d_prime) pairs, got {p!r}")
+    return [(_readonly(np.asarray(a)) if isinstance(a, (list, np.ndarray)) else a,
+             _readonly(np.asarray(b)) if isinstance(b, (list, np.ndarray)) else b) for a, b in pairs]
+
+
+def _input_key(x):
+    """A key equal for equal inputs (arrays by dtype, shape and bytes; hashable values by type and value)."""
+    if isinstance(x, np.ndarray):
+        return ("ndarray", x.dtype.str, x.shape, x.tobytes())
+    try:
+        hash(x)
+    except TypeError:
+        return ("object", id(x))
+    return ("value", type(x).__qualname__, x)
+
+
+def _distinct_inputs(pairs) -> tuple[list, list[tuple[int, int]]]:
+    """The distinct inputs of the candidate pairs, and each pair's two indices into them.
+
+    >>> a, b = np.zeros(2), np.ones(2)
+    >>> inputs, ix = _distinct_inputs([(a, b), (a, 2 * b), (b.copy(), a)])
+    >>> len(inputs), ix
+    (3, [(0, 1), (0, 2), (1, 0)])
+    """
+    index, inputs, ix = {}, [], []
+    for pair in pairs:
+        two = []
+        for x in pair:
+            k = _input_key(x)
+            if k not in index:
+                index[k] = len(inputs)
+                inputs.append(x)
+            two.append(index[k])
+        ix.append((two[0], two[1]))
+    return inputs, ix

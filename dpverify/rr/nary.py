@@ -166,7 +166,7 @@ class ExactOptimum:
 
 
 def _fractions(pi: Any, name: str) -> list[Fraction]:
-    from dpverify.audit.ldp import _to_fraction  # int / Fraction / sympy Rational / "p/q" / float literal
+    from dpverify.audit.rational import _to_fraction  # int / Fraction / sympy Rational / "p/q" / float literal
 
     if isinstance(pi, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of rationals, got {pi!r}")
@@ -179,7 +179,7 @@ def _fractions(pi: Any, name: str) -> list[Fraction]:
 
 
 def _exact_E_delta(E: Any, delta: Any) -> tuple[Fraction, Fraction]:
-    from dpverify.audit.ldp import _to_fraction
+    from dpverify.audit.rational import _to_fraction
 
     E, d = _to_fraction(E, "E"), _to_fraction(delta, "delta")
     if not E > 1:

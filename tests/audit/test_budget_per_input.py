@@ -11,7 +11,8 @@ from collections import Counter
 import numpy as np
 
 from dpverify.audit import Neighbours, audit
-from dpverify.audit.api import _SCREEN_SHARE, _distinct_inputs
+from dpverify.audit.api import _SCREEN_SHARE
+from dpverify.audit.search import _distinct_inputs
 from dpverify.audit.suite import NoisyHist1
 
 

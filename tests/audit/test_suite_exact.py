@@ -19,9 +19,11 @@ import sympy as sp
 from scipy import stats
 
 from dpverify.audit import audit
+from dpverify.audit.suite import CASES as SUITE
 from dpverify.audit.suite import (SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, ReportNoisyMax1, ReportNoisyMax2,
                                   ReportNoisyMax3, TruncatedGeometric)
 from dpverify.audit.suite.exact import exact_law
+from dpverify.audit.intervals import poisson_log_ratio_lower
 from dpverify.audit.suite.oracle import _bound, best_event_bound, exact_epsilon, reach_probability, sampler_pvalue
 from dpverify.audit.suite.svt import _stop_after
 
@@ -299,6 +301,38 @@ def test_reach_probability_is_the_double_binomial_sum(n, pe, qe):
     for target in (-0.2, 0.0, 0.2, 0.6, 1.5):
         want = mass[bound >= target].sum()
         assert abs(reach_probability(pe, qe, n=n, confidence=0.9, target=target) - want) < 1e-12
+
+
+@pytest.mark.parametrize(("lam", "pe", "qe"), [(200, 0.3, 0.2), (1000, 0.05, 0.04), (50, 0.5, 0.5), (3000, 0.01, 0.002)])
+def test_reach_probability_poisson_is_the_double_poisson_sum(lam, pe, qe):
+    """Against the full double sum over (k_P, k_Q) ~ Poisson × Poisson of the library's conditional bound."""
+    k = np.arange(int(lam * max(pe, qe) + 12 * np.sqrt(lam * max(pe, qe)) + 30) + 1)
+    kp, kq = np.meshgrid(k, k, indexing="ij")
+    ok = kp + kq > 0
+    bound = np.full(kp.shape, -np.inf)
+    bound[ok] = poisson_log_ratio_lower(kp[ok], kq[ok], 0.1)
+    mass = stats.poisson.pmf(k, lam * pe)[:, None] * stats.poisson.pmf(k, lam * qe)[None, :]
+    for target in (-0.3, 0.0, 0.1, 0.3, 1.0, 3.0):
+        want = mass[bound >= target].sum()
+        assert abs(reach_probability(pe, qe, n=lam, confidence=0.9, target=target, test="poisson") - want) < 1e-12
+
+
+def test_reach_probability_poisson_matches_simulation():
+    """Seeded: 20,000 simulated Poisson audits of SVT4's best event at 10^7 (the conditional test)
+    against the exact sum; the binomial standard error is ≤ 0.0036, the tolerance 0.02 (> 5 se)."""
+    svt4 = next(c for c in SUITE if c.name == "SVT4").make()  # the suite's SVT4, its best pair
+    p, q = (exact_law(svt4, x)[1] for x in (np.ones(10), np.r_[np.zeros(9), 2.0]))
+    b = best_event_bound(p, q, n=10**7, confidence=0.9, test="poisson")
+    g = np.random.default_rng(3)
+    kp, kq = g.poisson(10**7 * b.p_event, 20_000), g.poisson(10**7 * b.q_event, 20_000)
+    sim = float(np.mean(poisson_log_ratio_lower(kp, kq, 0.1) >= 0.1687))
+    exact = reach_probability(b.p_event, b.q_event, n=10**7, confidence=0.9, target=0.1687, test="poisson")
+    assert abs(sim - exact) < 0.02 and 0.4 < exact < 0.6  # a coin flip for an auditor that knows the event
+
+
+def test_reach_probability_rejects_an_unknown_test():
+    with pytest.raises(ValueError, match="test must be"):
+        reach_probability(0.5, 0.4, n=100, confidence=0.9, target=0.1, test="wald")
 
 
 def test_svt1_target_needs_luck_at_ten_million():
