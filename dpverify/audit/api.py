@@ -14,7 +14,7 @@ sequentially.
    size — or else the screening winner — is estimated on a small fresh sample at level 0.05·α: a
    grossly broken mechanism is refuted here, after the first pair's screening draws.
 3. **Final audit** of the winning pair on fresh samples — the rest of its inputs' budgets, which is
-   per input (:func:`_distinct_inputs`): the draws made at the other pairs' inputs do not reduce
+   per input (:func:`~dpverify.audit.search._distinct_inputs`): the draws made at the other pairs' inputs do not reduce
    it.  A learned statistic is retrained (the screened kind — a logistic model gives its full and
    sparse variants; with ``statistic="classifier"`` gradient-boosted trees too — the best on held-out
    draws) and its event is

@@ -49,8 +49,8 @@ from dpverify._validation import (
     check_row_stochastic,
 )
 from dpverify.audit.exact import privacy_curve
-from dpverify.audit.rational import (_exact_delta, _exact_exp_epsilon, _exact_matrix, _exact_simplify, _gt,
-                                     _exact_epsilon_ldp, _exact_required_delta)
+from dpverify.audit.rational import (_exact_delta, _exact_epsilon_ldp, _exact_exp_epsilon, _exact_matrix,
+                                     _exact_required_delta, _exact_simplify, _gt)
 
 __all__ = ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 

@@ -15,7 +15,9 @@ shape, and generates candidate pairs (d, d′):
 - hypothesis-style extreme pairs (base at the bounds of the range, change by ± the full bound).
 
 Every candidate is admissible under the relation (:meth:`Neighbours.admits`), clipped to the
-range when one is given; duplicates are removed.  The choice among candidates is made on
+range when one is given; duplicates are removed.  An audit takes its candidates from the pairs or
+relation it is given, or the mechanism's own ``relation`` (``_pairs``), and charges its budget to
+their distinct inputs (``_distinct_inputs``).  The choice among candidates is made on
 screening samples that the final test never reuses (``proofs/audit/selection.md``).
 
 Example

@@ -19,11 +19,11 @@ import sympy as sp
 from scipy import stats
 
 from dpverify.audit import audit
+from dpverify.audit.intervals import poisson_log_ratio_lower
 from dpverify.audit.suite import CASES as SUITE
 from dpverify.audit.suite import (SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, ReportNoisyMax1, ReportNoisyMax2,
                                   ReportNoisyMax3, TruncatedGeometric)
 from dpverify.audit.suite.exact import exact_law
-from dpverify.audit.intervals import poisson_log_ratio_lower
 from dpverify.audit.suite.oracle import _bound, best_event_bound, exact_epsilon, reach_probability, sampler_pvalue
 from dpverify.audit.suite.svt import _stop_after
 
@@ -328,6 +328,66 @@ def test_reach_probability_poisson_matches_simulation():
     sim = float(np.mean(poisson_log_ratio_lower(kp, kq, 0.1) >= 0.1687))
     exact = reach_probability(b.p_event, b.q_event, n=10**7, confidence=0.9, target=0.1687, test="poisson")
     assert abs(sim - exact) < 0.02 and 0.4 < exact < 0.6  # a coin flip for an auditor that knows the event
+
+
+def test_reach_probability_counts_a_target_equal_to_an_attainable_bound():
+    """A target equal to the bound of some counts (say an observed one) is reached by those counts:
+    the first reaching count is settled by the bound itself, under either test."""
+    lam, pe, qe = 200, 0.3, 0.2
+    k = np.arange(201)
+    kp, kq = np.meshgrid(k, k, indexing="ij")
+    ok = kp + kq > 0
+    bound = np.full(kp.shape, -np.inf)
+    bound[ok] = poisson_log_ratio_lower(kp[ok], kq[ok], 0.1)
+    mass = stats.poisson.pmf(k, lam * pe)[:, None] * stats.poisson.pmf(k, lam * qe)[None, :]
+    for counts in ((58, 47), (30, 20), (100, 60)):
+        t = float(poisson_log_ratio_lower(*counts, 0.1))
+        assert abs(reach_probability(pe, qe, n=lam, confidence=0.9, target=t, test="poisson")
+                   - mass[bound >= t].sum()) < 1e-12
+    n = 80
+    lo = np.where(k[:n + 1] > 0, stats.beta.ppf(0.05, np.maximum(k[:n + 1], 1), n - k[:n + 1] + 1), 0.0)
+    hi = np.where(k[:n + 1] < n, stats.beta.ppf(0.95, k[:n + 1] + 1, np.maximum(n - k[:n + 1], 1)), 1.0)
+    with np.errstate(divide="ignore"):
+        b2 = np.log(lo)[:, None] - np.log(hi)[None, :]
+    m2 = stats.binom.pmf(k[:n + 1], n, 0.4)[:, None] * stats.binom.pmf(k[:n + 1], n, 0.25)[None, :]
+    for i, j in ((40, 20), (33, 25), (50, 10)):
+        t = float(b2[i, j])
+        assert abs(reach_probability(0.4, 0.25, n=n, confidence=0.9, target=t) - m2[b2 >= t].sum()) < 1e-12
+
+
+def test_reach_probability_edges():
+    """No draw in S under d: never reached; none under d′: π = 1; tiny α (the quantile computed
+    without 1 − α); beyond every attainable bound: 0; below every one: the chance of any bound."""
+    assert reach_probability(0.0, 0.3, n=100, confidence=0.9, target=-5.0, test="poisson") == 0.0
+    # q_event = 0: k_P = m, the bound α^{1/m}-logit reaches t = 2 once m is large enough
+    m = np.arange(1, 200)
+    want = float(np.sum(stats.poisson.pmf(m, 30.0)[np.log(0.1 ** (1 / m)) - np.log1p(-(0.1 ** (1 / m))) >= 2.0]))
+    assert abs(reach_probability(0.3, 0.0, n=100, confidence=0.9, target=2.0, test="poisson") - want) < 1e-12
+    assert reach_probability(0.6, 0.4, n=1000, confidence=0.9, target=50.0, test="poisson") == 0.0
+    assert abs(reach_probability(0.6, 0.4, n=1000, confidence=0.9, target=-50.0, test="poisson") - 1.0) < 1e-12
+    tiny = reach_probability(0.6, 0.4, n=30_000, confidence=1 - 2.0**-52, target=0.3, test="poisson")
+    assert 0.80 < tiny < 0.805  # 0.80215 by a full search; a 1 − α quantile was 245 steps off here
+
+
+@pytest.mark.parametrize("test", ["binomial", "poisson"])
+def test_reach_probability_refuses_a_window_too_wide_naming_n(test):
+    with pytest.raises(ValueError, match=r"^(n = 1000000000000 with p_event|n·\(p_event \+ q_event\) = 9e\+11)"):
+        reach_probability(0.5, 0.4, n=10**12, confidence=0.9, target=0.1, test=test)
+    with pytest.raises(ValueError, match="at most 200000"):
+        reach_probability(0.5, 0.4, n=2**62, confidence=0.9, target=0.1, test=test)
+
+
+def test_poisson_pmf_is_accurate_where_scipy_cancels():
+    """Against mpmath at 40 digits: relative error < 1e-13 up to μ = 1.5·10^8 (scipy's pmf: 6e-7)."""
+    import mpmath
+
+    from dpverify.audit.suite.reach import _poisson_pmf
+
+    mpmath.mp.dps = 40
+    for mu in (3.7, 250.0, 3e3, 1e5, 1e7, 1.5e8):
+        ks = np.unique(np.maximum(1, np.round(mu + np.linspace(-7, 7, 41) * np.sqrt(mu)))).astype(np.int64)
+        want = np.array([float(mpmath.exp(k * mpmath.log(mu) - mpmath.loggamma(k + 1) - mu)) for k in ks])
+        assert np.max(np.abs(_poisson_pmf(ks, mu) / want - 1)) < 1e-13
 
 
 def test_reach_probability_rejects_an_unknown_test():

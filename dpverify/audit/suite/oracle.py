@@ -10,7 +10,8 @@
   an event at δ = 0 (Poisson(n) draws, the conditional test on the ratio at level α), and with
   ``test="best"`` the better of the two.  No budget is spent on search or selection, so this is the
   ceiling of any event-based auditor of the pair at that budget (at typical counts).
-- :func:`reach_probability` — the chance that a fixed event's bound reaches a target by luck.
+- :func:`reach_probability` — the chance that a fixed event's bound reaches a target by luck
+  (:mod:`dpverify.audit.suite.reach`).
 - :func:`sampler_pvalue` — an exact test of a law against a mechanism's own sampler.
 
 Derivations and checks: ``proofs/audit/suite_exact.md``.
@@ -38,6 +39,7 @@ from dpverify._validation import (as_generator, check_confidence, check_finite_a
                                   check_work)
 from dpverify.audit.exact import max_privacy_loss
 from dpverify.audit.intervals import _wilson, clopper_pearson_lower, clopper_pearson_upper, poisson_log_ratio_lower
+from dpverify.audit.suite.reach import reach_probability
 from dpverify.proofdocs import proven
 
 __all__ = ["EventBound", "best_event_bound", "exact_epsilon", "reach_probability", "sampler_pvalue"]
@@ -46,8 +48,6 @@ _MAX_N = 2**62
 _POOLED_GRID = 1024  # prefixes per order tried for the pooled event (all when fewer)
 _POOLED_EXACT = 64  # pooled candidates bounded exactly, the best by the Wilson ranking
 _CHUNK = 1 << 18
-_TAIL = 1e-14  # reach_probability: binomial mass left outside each count window
-_MAX_WINDOW = 200_000
 
 
 @dataclass(frozen=True)
@@ -183,71 +183,6 @@ def best_event_bound(p, q, *, n: int, confidence: float, pooled: bool = False, t
     if pooled and all(orders[d][0].size for d in orders):
         best = max(best, _pooled(orders, n, alpha), key=lambda e: e.epsilon)
     return best
-
-
-@proven("proofs/audit/suite_exact.md")
-def reach_probability(p_event: float, q_event: float, *, n: int, confidence: float, target: float,
-                      test: str = "binomial") -> float:
-    """Pr[the bound ≥ target] for an event fixed in advance, P(S) = ``p_event`` and Q(S) = ``q_event``,
-    with n draws per input: the chance that an auditor which already knows the best event reaches
-    ``target`` — the luck it needs where the bound at expected counts falls short.
-
-    ``test="binomial"``: k_P ~ Bin(n, P(S)), k_Q ~ Bin(n, Q(S)) independent, one-sided Clopper–Pearson
-    at α/2 each, bound ln(P_lower / Q_upper).  ``test="poisson"`` (:func:`dpverify.audit.audit` at
-    δ = 0): Poisson(n) draws per input, so k_P ~ Poisson(n·P(S)) and k_Q ~ Poisson(n·Q(S)) independent,
-    and the conditional bound at level α (:func:`~dpverify.audit.intervals.poisson_log_ratio_lower`).
-
-    Exact sums over the counts restricted to their central 1 − 2·10^-14 (error ≤ 4·10^-14); at most
-    2·10^5 values of each count (ValueError otherwise).
-
-    Example
-    -------
-    >>> r = reach_probability(0.5, 0.4, n=1000, confidence=0.9, target=0.1)
-    >>> 0.5 < r < 0.7, reach_probability(0.5, 0.4, n=1000, confidence=0.9, target=0.1, test="poisson") > r
-    (True, True)
-    """
-    pe, qe = check_probability(p_event, "p_event"), check_probability(q_event, "q_event")
-    n = check_positive_int(n, "n", maximum=_MAX_N)
-    alpha = 1.0 - check_confidence(confidence)
-    target = check_real(target, "target")
-    if test not in ("binomial", "poisson"):
-        raise ValueError(f"test must be 'binomial' or 'poisson', got {test!r}")
-    if test == "poisson":
-        return _reach_poisson(pe, qe, n, alpha, target)
-    level = alpha / 2
-    kp, kq = (_window(stats.binom(n, v), name) for name, v in (("p_event", pe), ("q_event", qe)))
-    lo_p = clopper_pearson_lower(kp, n, level)  # increasing in k_P
-    with np.errstate(over="ignore"):  # a target beyond e^709: nothing reaches it
-        need = np.exp(target + np.log(clopper_pearson_upper(kq, n, level)))  # P_lower must reach this
-    first = np.searchsorted(lo_p, need, side="left")  # proof: reach-kmin
-    tail = np.where(first < kp.size, stats.binom.sf(kp[np.minimum(first, kp.size - 1)] - 1, n, pe), 0.0)
-    return float(np.clip(np.sum(stats.binom.pmf(kq, n, qe) * tail), 0.0, 1.0))  # proof: reach-sum
-
-
-def _window(law, name) -> np.ndarray:
-    """The counts of ``law`` (a frozen scipy distribution) in its central 1 − 2·10^-14."""
-    lo, hi = law.ppf(_TAIL), law.isf(_TAIL)
-    if hi - lo + 1 > _MAX_WINDOW:
-        raise ValueError(f"{name}: its count takes {hi - lo + 1:.3g} values in its central 1 − 2e-14 "
-                         f"(at most {_MAX_WINDOW}); the exact sum is not attempted")
-    return np.arange(max(lo, 0), hi + 1)
-
-
-def _reach_poisson(pe: float, qe: float, n: int, alpha: float, target: float) -> float:
-    """:func:`reach_probability` under the conditional test: given m = k_P + k_Q ~ Poisson(n(P + Q)),
-    k_P ~ Bin(m, π) with π = P/(P + Q); the bound logit(π_lo) reaches t exactly when π_lo ≥ τ = 1/(1 + e^−t),
-    i.e. when Pr[Bin(m, τ) ≥ k_P] ≤ α (Clopper–Pearson duality): k_P ≥ k_min(m)."""
-    if pe == 0.0:
-        return 0.0  # k_P = 0: no bound
-    m = _window(stats.poisson(n * (pe + qe)), "m = k_P + k_Q")
-    m = m[m > 0]
-    tau = 1.0 / (1.0 + math.exp(-target)) if target > -700 else 0.0
-    k = stats.binom.ppf(1.0 - alpha, m, tau) + 1  # proof: reach-poisson-kmin
-    # the quantile's floating-point edge, settled by the bound itself (k_P = 0 never reaches)
-    k = np.where((k > 1) & (clopper_pearson_lower(np.maximum(k - 1, 0), m, alpha) >= tau), k - 1, k)
-    k = np.where((k <= m) & (clopper_pearson_lower(np.minimum(k, m), m, alpha) < tau), k + 1, k)
-    tail = stats.binom.sf(k - 1, m, pe / (pe + qe))
-    return float(np.clip(np.sum(stats.poisson.pmf(m, n * (pe + qe)) * tail), 0.0, 1.0))  # proof: reach-poisson-sum
 
 
 def _pooled(orders, n, alpha) -> EventBound:
