@@ -270,8 +270,9 @@ def sparse_logistic(score: _ModelScore, out_d, out_dp) -> _ModelScore | None:
         z = scaler.transform(np.vstack([score.features.linear(out_d[:half]), score.features.linear(out_dp[:half])]))
         eta = z @ lr.coef_[0] + lr.intercept_[0]  # the fitted linear predictor
         # the intercept first, then the features independent of it and of each other (on these rows)
-        cols = _independent(np.hstack([np.ones((len(z), 1)), z]))
-        design = np.hstack([np.ones((len(z), 1)), z])[:, cols]
+        full = np.hstack([np.ones((len(z), 1)), z])
+        cols = _independent(full)
+        design = full[:, cols]
         v = np.linalg.lstsq(design, eta, rcond=None)[0]  # the same predictor over the independent columns
         p = special.expit(design @ v)
         info = (design * (p * (1.0 - p))[:, None]).T @ design * (n_fit / len(z))  # Fisher information, n_fit rows
