@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from dpverify._progress import progress
+from dpverify.progress import progress
 from dpverify.audit.suite import CASES
 from dpverify.audit.suite.exact import COVERED, exact_law
 from dpverify.audit.suite.oracle import best_event_bound, exact_epsilon, reach_probability

@@ -70,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if not path:
             raise pytest.UsageError("--dpverify-update-baseline needs --dpverify-baseline FILE (or the "
                                     "dpverify_baseline ini option)")
-        from dpverify._io import OutputError, check_output_path
+        from dpverify.atomic import OutputError, check_output_path
 
         try:
             p = check_output_path(path, force=True, name="--dpverify-baseline")

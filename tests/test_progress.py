@@ -1,9 +1,9 @@
-"""dpverify._progress: plain lines off a terminal, and never silent for long during one long step."""
+"""dpverify.progress: plain lines off a terminal, and never silent for long during one long step."""
 
 import io
 import time
 
-from dpverify._progress import progress
+from dpverify.progress import progress
 
 
 def test_plain_lines_and_a_heartbeat_during_a_long_step():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpverify import _validation as v
+from dpverify import validation as v
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, -math.inf])

@@ -44,7 +44,7 @@ import time
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_confidence, check_delta, check_epsilon, check_positive_int
+from dpverify.validation import as_generator, check_confidence, check_delta, check_epsilon, check_positive_int
 from dpverify.audit.classifiers import LogLikelihoodRatio
 from dpverify.audit.events import PatternCode
 from dpverify.audit.projections import CoordinateSum, Projection, SignCount, StateCounts

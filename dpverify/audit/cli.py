@@ -147,8 +147,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from dpverify._progress import progress
-    from dpverify._validation import check_epsilon
+    from dpverify.progress import progress
+    from dpverify.validation import check_epsilon
     from dpverify.audit.api import MAX_SAMPLES, audit
     from dpverify.audit.errors import MechanismError
     from dpverify.audit.search import Neighbours
@@ -246,8 +246,8 @@ def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from dpverify._progress import progress
-    from dpverify._validation import check_real
+    from dpverify.progress import progress
+    from dpverify.validation import check_real
     from dpverify.audit.errors import MechanismError
     from dpverify.audit.renyi import audit_zcdp
 

@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from dpverify._validation import as_generator, check_confidence, check_positive_int, check_real
+from dpverify.validation import as_generator, check_confidence, check_positive_int, check_real
 from dpverify.audit.events import _Binner, _candidates, _make_event
 from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.audit.chunks import _ChunkJob, _readonly

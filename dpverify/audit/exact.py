@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_finite_array, check_real
+from dpverify.validation import check_finite_array, check_real
 from dpverify.proofdocs import proven
 
 __all__ = ["hockey_stick", "max_privacy_loss", "privacy_curve"]

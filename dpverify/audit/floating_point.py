@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_real
+from dpverify.validation import check_epsilon, check_real
 
 __all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "TextbookLaplace", "fp_attack_statistic"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from dpverify._validation import check_confidence
+from dpverify.validation import check_confidence
 from dpverify.proofdocs import proven
 
 __all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "poisson_draws", "poisson_log_ratio_lower"]

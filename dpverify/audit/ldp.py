@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import (
+from dpverify.validation import (
     check_bool,
     check_delta,
     check_epsilon,

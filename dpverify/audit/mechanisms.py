@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int, check_real
+from dpverify.validation import check_epsilon, check_positive_int, check_real
 
 __all__ = [
     "BinDifference",

@@ -36,7 +36,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpverify._validation import check_nonneg_int
+from dpverify.validation import check_nonneg_int
 from dpverify.audit.classifiers import FeatureMap
 from dpverify.audit.events import PatternCode
 

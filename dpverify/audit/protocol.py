@@ -35,7 +35,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon, check_positive_int
+from dpverify.validation import check_delta, check_epsilon, check_positive_int
 
 from dpverify.audit.errors import MechanismError  # one class for every mechanism failure
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from dpverify._validation import check_epsilon
+from dpverify.validation import check_epsilon
 
 __all__: list[str] = []  # the exact arithmetic behind check_ldp and ldp_epsilon (exact=True)
 

@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from dpverify._validation import check_budget, check_positive_int, check_real, check_work
+from dpverify.validation import check_budget, check_positive_int, check_real, check_work
 from dpverify.audit.curves import CurveAudit, audit_delta_curve
 from dpverify.claims.model import Verdict
 from dpverify.proofdocs import proven

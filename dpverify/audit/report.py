@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_epsilon
+from dpverify.validation import check_epsilon
 from dpverify.claims.model import Verdict
 
 __all__ = ["AuditReport", "Stage"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpverify._validation import check_epsilon
+from dpverify.validation import check_epsilon
 from dpverify.audit.events import Event
 from dpverify.claims.model import Verdict
 

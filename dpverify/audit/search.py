@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_nonneg_int, check_real
+from dpverify.validation import as_generator, check_nonneg_int, check_real
 from dpverify.audit.chunks import _readonly
 
 __all__ = ["KINDS", "Neighbours"]

@@ -16,7 +16,7 @@ Example
 
 from __future__ import annotations
 
-from dpverify._validation import check_confidence, check_positive_int
+from dpverify.validation import check_confidence, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["ALPHA_SHARES", "SIZE_SHARES", "stage_plan"]

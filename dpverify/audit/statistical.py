@@ -36,7 +36,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 from scipy import special
 
-from dpverify._validation import (
+from dpverify.validation import (
     as_generator,
     check_confidence,
     check_delta,

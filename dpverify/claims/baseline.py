@@ -78,7 +78,7 @@ def write_baseline(path: str | os.PathLike, entries: Mapping[str, Mapping[str, A
 
     An existing file that is not a valid baseline is left alone (``ValueError``).
     """
-    from dpverify._io import atomic_write_text, check_output_path
+    from dpverify.atomic import atomic_write_text, check_output_path
 
     p = check_output_path(path, force=True, name="baseline")
     old = load_baseline(p) if merge and p.exists() else {}

@@ -9,7 +9,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from dpverify._progress import progress
+from dpverify.progress import progress
 
 _VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
 
@@ -45,7 +45,7 @@ def _select(args: argparse.Namespace) -> list:
 
 def _baseline_options(args: argparse.Namespace) -> None:
     """Check the baseline options before any claim runs (a bad file costs nothing)."""
-    from dpverify._io import check_output_path
+    from dpverify.atomic import check_output_path
     from dpverify.claims.baseline import load_baseline
 
     if args.baseline and args.update_baseline:

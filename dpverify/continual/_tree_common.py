@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.validation import check_epsilon, check_positive_int
 from dpverify.proofdocs import proven
 
 _GUARD = 2.0**-40  # strategies are scaled by (1 - _GUARD): max column l1 exactly < 1

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_positive_int
 from dpverify.continual.fda import fda_errors
 from dpverify.continual.fenwick import _check_eps
 from dpverify.primitives.sampling import discrete_laplace

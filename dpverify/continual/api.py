@@ -6,7 +6,7 @@ import numpy as np
 
 import warnings
 
-from dpverify._validation import as_generator, check_budget, check_counts, check_positive_int
+from dpverify.validation import as_generator, check_budget, check_counts, check_positive_int
 from dpverify.continual.fenwick import EPSILON_RANGE, _check_eps, _check_result, _check_total, check_n  # noqa: F401
 from dpverify.continual.methods import get_method
 

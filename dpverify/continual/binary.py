@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_positive_int
 from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual.kary import (
     _CHUNK,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts
+from dpverify.validation import as_generator, check_counts
 from dpverify.continual.fenwick import _check_eps, _check_result, check_n
 from dpverify.continual._tree_common import (
     _DENSE_LIMIT,

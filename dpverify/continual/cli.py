@@ -59,7 +59,7 @@ def _count_rows(path: str, column: str, public: str | None) -> int:
     """First pass: the number of non-empty data rows (streaming, nothing stored)."""
     from itertools import islice
 
-    from dpverify._progress import progress
+    from dpverify.progress import progress
 
     with _open_csv(path) as fh, progress("counting rows", unit="rows", stream=sys.stderr) as tick:
         reader = csv.reader(fh)
@@ -163,9 +163,9 @@ def cmd_release(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from dpverify._io import OutputError, atomic_open, check_output_path
-    from dpverify._progress import progress
-    from dpverify._validation import check_budget, check_epsilon, check_positive_int
+    from dpverify.atomic import OutputError, atomic_open, check_output_path
+    from dpverify.progress import progress
+    from dpverify.validation import check_budget, check_epsilon, check_positive_int
     from dpverify.continual import release, stream
     from dpverify.continual.methods import get_method
 
@@ -261,8 +261,8 @@ def _method_mse(n: int, epsilon: float, method: str, noise: str):
 
 
 def cmd_mse(args: argparse.Namespace) -> int:
-    from dpverify._progress import progress
-    from dpverify._validation import check_budget, check_epsilon, check_positive_int
+    from dpverify.progress import progress
+    from dpverify.validation import check_budget, check_epsilon, check_positive_int
     from dpverify.continual import method_names
     from dpverify.continual.methods import get_method
 

@@ -44,7 +44,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_positive_int
 from dpverify.continual.fenwick import _check_eps, _check_times
 from dpverify.continual.node_noise import NodeNoise
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_positive_int
+from dpverify.validation import as_generator, check_positive_int
 from dpverify.continual.elders import (
     _NOISES,
     _branching,

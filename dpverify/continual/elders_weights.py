@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpverify._validation import check_positive_int
+from dpverify.validation import check_positive_int
 from dpverify.continual.elders import _strategy, elders_levels
 
 __all__ = ["elders_node_factors", "check_weights"]

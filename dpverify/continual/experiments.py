@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_work
+from dpverify.validation import as_generator, check_epsilon, check_positive_int, check_work
 from dpverify.continual.api import expected_mse, release
 from dpverify.continual.baselines import (
     honaker_level_variances,

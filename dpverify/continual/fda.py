@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_counts, check_finite_array, check_positive_int
+from dpverify.validation import check_counts, check_finite_array, check_positive_int
 from dpverify.continual.fenwick import _check_times, check_n, column_sq_norms
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.proofdocs import proven

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_finite_array, check_positive_int
+from dpverify.validation import as_generator, check_budget, check_counts, check_epsilon, check_finite_array, check_positive_int
 from dpverify.continual.forest import ForestStream, _check_count  # noqa: F401  (the one count check of the streams)
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.proofdocs import proven

@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int, check_real
+from dpverify.validation import as_generator, check_counts, check_epsilon, check_positive_int, check_real
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["complete_blocks", "check_blocks", "block_of", "forest_descent_sums", "ForestStream", "check_noise_scale"]

@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpverify._validation import as_generator, check_positive_int
+from dpverify.validation import as_generator, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["prefix_workload", "p_identity_objective", "p_identity", "PIdentityResult"]
@@ -138,7 +138,7 @@ class PIdentityResult:
 
     def total_mse(self, epsilon: float) -> float:
         """(2/ε²) F."""
-        from dpverify._validation import check_epsilon
+        from dpverify.validation import check_epsilon
 
         return 2.0 * self.total / check_epsilon(epsilon) ** 2
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_finite_array, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_finite_array, check_positive_int
 from dpverify.continual.fenwick import _check_eps, _check_result
 from dpverify.continual.kary import (
     check_branching,

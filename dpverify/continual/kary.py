@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.continual.fenwick import _check_eps, _check_result, check_n
-from dpverify._validation import check_budget, as_generator, check_counts, check_finite_array, check_nonneg_int, check_positive_int
+from dpverify.validation import check_budget, as_generator, check_counts, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.proofdocs import proven
 

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpverify._validation import check_delta, check_epsilon
+from dpverify.validation import check_delta, check_epsilon
 from dpverify.continual.exact import max_column_norm_exact, round_up
 
 __all__ = ["MatrixMechanism", "gaussian_sigma"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_epsilon
+from dpverify.validation import check_epsilon
 
 __all__ = ["compare", "format_table"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import as_generator, check_counts, check_epsilon, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_epsilon, check_positive_int
 from dpverify.continual.fenwick import check_n, node_variances
 from dpverify.continual.fenwick import _CHUNK, _Base, _check_count, _check_total
 from dpverify.continual.forest import MAX_TOTAL, check_noise_scale

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_nonneg_int, check_positive_int, check_real
+from dpverify.validation import as_generator, check_nonneg_int, check_positive_int, check_real
 
 __all__ = ["NodeNoise"]
 

@@ -55,7 +55,7 @@ _MAX_M_SYMBOLS = 512  # lambda_expression builds a product of m symbols (quadrat
 
 def _check_m(m, name: str = "m", *, maximum: int = _MAX_M):
     """``m`` for a closed form: a sympy expression (kept symbolic) or an integer in [0, maximum]."""
-    from dpverify._validation import check_nonneg_int
+    from dpverify.validation import check_nonneg_int
 
     if isinstance(m, sp.Basic):
         if not m.is_Number:
@@ -113,7 +113,7 @@ def lambda_expression(k: int, m: int):
     >>> lambda_expression(1, 2)
     alpha_2*(1 - alpha_1)
     """
-    from dpverify._validation import check_positive_int
+    from dpverify.validation import check_positive_int
 
     m = check_positive_int(m, "m", maximum=_MAX_M_SYMBOLS)
     k = check_positive_int(k, "k")
@@ -202,7 +202,7 @@ def ratio_sequence(m_max: int, prec: int = 50) -> list:
     >>> [round(float(r), 6) for r in ratio_sequence(2)]   # m = 1: 1/1; m = 2: 2³·2/err_2 = 16/12.541966
     [1.0, 1.275717]
     """
-    from dpverify._validation import check_positive_int
+    from dpverify.validation import check_positive_int
 
     m_max = check_positive_int(m_max, "m_max", maximum=10_000)  # one recursion step per m
     prec = check_positive_int(prec, "prec")
@@ -324,7 +324,7 @@ def any_n_step_holds(t: int) -> bool:
     >>> any_n_step_holds(3)
     True
     """
-    from dpverify._validation import check_positive_int
+    from dpverify.validation import check_positive_int
 
     t = check_positive_int(t, "t", maximum=64)  # sympy's simplification grows with t (64 digits: a few seconds)
     es = sp.symbols(f"e1:{t + 1}", integer=True, nonnegative=True)

@@ -32,7 +32,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from dpverify._validation import check_budget
+from dpverify.validation import check_budget
 
 __all__ = [
     "ADULT_BOUNDS",

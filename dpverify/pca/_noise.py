@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_budget, check_finite_array
+from dpverify.validation import check_budget, check_finite_array
 from dpverify.proofdocs import proven
 
 #: Largest Laplace scale the room's float64 mechanisms accept: squares of noise up to ~1e150·40 and

@@ -23,7 +23,7 @@ import time
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from dpverify._progress import progress
+    from dpverify.progress import progress
     from dpverify.pca.evaluate import at_majority_rate, evaluate
 
     t = time.perf_counter()
@@ -68,7 +68,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     import numpy as np
     from rich.console import Console
 
-    from dpverify._validation import check_epsilon
+    from dpverify.validation import check_epsilon
     from dpverify.audit import MechanismError, epsilon_lower_bound
     from dpverify.pca.evaluate import make_mechanism
     from dpverify.pca.ppca import check_k
@@ -91,7 +91,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         k = check_k(1 if args.k is None else args.k, D.shape[1])
         mech = make_mechanism(args.method, k, args.epsilon, (np.zeros(2), np.ones(2)))
         observed = output_coordinate(mech, 0, args.column)
-    from dpverify._progress import progress
+    from dpverify.progress import progress
 
     t = time.perf_counter()
     try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_positive_int
+from dpverify.validation import as_generator, check_epsilon, check_finite_array, check_positive_int
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
 
 __all__ = ["EvalRow", "METHODS", "at_majority_rate", "evaluate", "majority_rate", "explained_variance", "load_split", "make_mechanism",

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_finite_array, check_positive_int
+from dpverify.validation import as_generator, check_finite_array, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["PPCA", "PPCAFit", "check_data", "check_k", "fit_ppca", "minmax_normalise", "sample_from_scores"]

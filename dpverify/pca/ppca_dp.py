@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_real
+from dpverify.validation import as_generator, check_epsilon, check_positive_int, check_real
 from dpverify.pca._noise import check_release_size, noise_scale
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise, sample_from_scores
 from dpverify.proofdocs import proven

@@ -38,7 +38,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpverify._validation import check_epsilon, check_finite_array, check_real
+from dpverify.validation import check_epsilon, check_finite_array, check_real
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
 from dpverify.proofdocs import proven
 
@@ -199,7 +199,7 @@ def adult_pair(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     >>> D.shape, int((D != Dp).any(axis=1).sum()), float(D[:, 18].max()) < float(Dp[:, 18].max())
     ((500, 21), 1, True)
     """
-    from dpverify._validation import check_positive_int
+    from dpverify.validation import check_positive_int
     from dpverify.datasets import ADULT_FEATURES, load_adult
 
     n = check_positive_int(n, "n")

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
+from dpverify.validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
 from dpverify.primitives.sampling import MAX_DISCRETE_SCALE, MAX_LAPLACE_SCALE, discrete_laplace, laplace
 from dpverify.proofdocs import proven
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import check_real, check_epsilon, check_finite_array, check_probability_vector
+from dpverify.validation import check_real, check_epsilon, check_finite_array, check_probability_vector
 from dpverify.proofdocs import proven
 
 __all__ = ["BudgetExceeded", "Accountant", "parallel_epsilon", "product_law", "sequential_epsilon"]

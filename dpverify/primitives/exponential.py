@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 from mpmath import iv
 
-from dpverify._validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
+from dpverify.validation import as_generator, check_epsilon, check_finite_array, check_real, check_size
 from dpverify.proofdocs import proven
 
 __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_cdf_bounds"]

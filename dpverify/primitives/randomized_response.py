@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
+from dpverify.validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
 
 __all__ = ["krr_matrix", "randomized_response"]
 

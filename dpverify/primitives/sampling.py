@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_finite_array, check_size
+from dpverify.validation import as_generator, check_finite_array, check_size
 from dpverify.proofdocs import proven
 
 __all__ = ["MAX_DISCRETE_SCALE", "MAX_LAPLACE_SCALE", "laplace", "discrete_laplace"]

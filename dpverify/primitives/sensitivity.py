@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify._validation import check_finite_array
+from dpverify.validation import check_finite_array
 from dpverify.proofdocs import proven
 
 __all__ = ["l1_sensitivity", "substitution_sensitivity"]

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_epsilon, check_positive_int, check_probability, check_real, check_work
+from dpverify.validation import as_generator, check_epsilon, check_positive_int, check_probability, check_real, check_work
 from dpverify.primitives.sampling import MAX_LAPLACE_SCALE, laplace
 from dpverify.proofdocs import proven
 

@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from dpverify._io import atomic_write_text
-from dpverify._validation import check_positive_int, check_real
+from dpverify.atomic import atomic_write_text
+from dpverify.validation import check_positive_int, check_real
 from dpverify.claims import Claim, Result, all_claims, result_to_json, run_claims
 from dpverify.report.figures import FigureImage, render_claim_figure
 from dpverify.report.entries import VERDICTS, is_self_test

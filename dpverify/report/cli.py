@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace, only: str | None, out: str | None, compare_wi
 
     from dpverify.report import make_report
 
-    from dpverify._progress import progress
+    from dpverify.progress import progress
     from dpverify.claims import all_claims
 
     claims = all_claims(only)

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from dpverify._validation import check_real
+from dpverify.validation import check_real
 
 __all__ = ["Change", "Comparison", "compare_reports", "flatten_evidence"]
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sps
 
-from dpverify._validation import check_budget, check_delta, check_epsilon, check_probability_vector
+from dpverify.validation import check_budget, check_delta, check_epsilon, check_probability_vector
 from dpverify.proofdocs import proven
 
 __all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]

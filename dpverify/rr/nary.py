@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_budget, check_delta, check_epsilon, check_probability_vector, check_real
+from dpverify.validation import check_budget, check_delta, check_epsilon, check_probability_vector, check_real
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -298,7 +298,7 @@ def extreme_points(n: int, epsilon: float, delta: float = 0.0, *, tol: float = 1
     """
     import itertools
 
-    from dpverify._validation import check_positive_int
+    from dpverify.validation import check_positive_int
 
     n = check_positive_int(n, "n")
     if not 2 <= n <= 3:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify._validation import (
+from dpverify.validation import (
     as_generator,
     check_counts,
     check_positive_int,

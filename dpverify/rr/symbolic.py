@@ -226,7 +226,7 @@ def binary_regimes(with_delta: bool = True) -> tuple[BinaryRegime, ...]:
 
 def _check_delta_value(value) -> sp.Expr:
     """δ as an exact sympy number in [0, 1) (floats by their decimal repr), else ValueError/TypeError."""
-    from dpverify._validation import check_delta
+    from dpverify.validation import check_delta
 
     if isinstance(value, sp.Basic):
         if not (value.is_number and value.is_real and value.is_finite):

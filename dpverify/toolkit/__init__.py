@@ -14,6 +14,8 @@ object the check turns into one.
 - :func:`finite_mechanism_privacy` — the exact privacy of a finite mechanism
   (a row-stochastic matrix), via :func:`dpverify.audit.check_ldp`;
 - :func:`audit_epsilon` — a statistical audit (``refuted`` or ``inconclusive`` only);
+- :func:`erratum_outcome` — the erratum rule (the printed statement fails, the corrected one
+  holds), written once for every room;
 - :func:`simulate_against` — a simulation tested against a closed form at a
   stated false-alarm rate.
 
@@ -27,6 +29,7 @@ Example
 'holds'
 """
 
+from dpverify.toolkit.erratum import erratum_outcome, erratum_verdict
 from dpverify.toolkit.lp import LPOptimum, exact_lp_certificate, lp_optimum, lp_residuals
 from dpverify.toolkit.qp import QPOptimum, qp_optimum
 from dpverify.toolkit.privacy import audit_epsilon, finite_mechanism_privacy
@@ -40,6 +43,8 @@ __all__ = [
     "audit_epsilon",
     "check_equal",
     "derive_and_compare",
+    "erratum_outcome",
+    "erratum_verdict",
     "exact_lp_certificate",
     "finite_mechanism_privacy",
     "lp_optimum",

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dpverify._validation import as_generator, check_positive_int, check_probability, check_real
+from dpverify.validation import as_generator, check_positive_int, check_probability, check_real
 from dpverify.claims.model import Outcome, Verdict
 
 __all__ = ["simulate_against"]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from dpverify._validation import as_generator, check_positive_int
+from dpverify.validation import as_generator, check_positive_int
 from dpverify.claims.model import Outcome, Verdict
 
 __all__ = ["Equality", "check_equal", "derive_and_compare", "symbolic_equal"]

@@ -158,7 +158,7 @@ def test_refuses_input_as_output_existing_file_and_bad_paths(tmp_path, capsys):
 def test_full_disk_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
     import errno
 
-    import dpverify._io as io_mod
+    import dpverify.atomic as io_mod
 
     inp, _, _ = _distinctive(tmp_path, 2000)
     out = tmp_path / "o.csv"

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_delta, check_epsilon
+from dpverify.validation import check_delta, check_epsilon
 from dpverify.audit.adapters._common import coerce_all, missing_package
 from dpverify.audit.protocol import CLAIMS, FunctionMechanism
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int, check_probability, check_real
+from dpverify.validation import check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.audit.adapters._common import coerce_all, missing_package
 from dpverify.audit.protocol import FunctionMechanism
 

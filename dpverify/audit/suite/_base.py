@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify._validation import check_epsilon, check_positive_int
+from dpverify.validation import check_epsilon, check_positive_int
 
 __all__ = ["BenchmarkMechanism"]
 

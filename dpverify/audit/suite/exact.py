@@ -40,7 +40,7 @@ import math
 import numpy as np
 from scipy.integrate import quad_vec
 
-from dpverify._validation import check_finite_array
+from dpverify.validation import check_finite_array
 from dpverify.audit.suite.geometric import TruncatedGeometric
 from dpverify.audit.suite.noisy_max import ReportNoisyMax1, ReportNoisyMax2
 from dpverify.audit.suite.svt import SVT1, SVT2, SVT4, SVT5, SVT6

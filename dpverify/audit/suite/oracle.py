@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from dpverify._validation import (as_generator, check_confidence, check_finite_array, check_nonneg_int,
+from dpverify.validation import (as_generator, check_confidence, check_finite_array, check_nonneg_int,
                                   check_bool, check_counts, check_positive_int, check_probability, check_probability_vector, check_real,
                                   check_work)
 from dpverify.audit.exact import max_privacy_loss

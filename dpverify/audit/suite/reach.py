@@ -29,7 +29,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from dpverify._validation import check_confidence, check_positive_int, check_probability, check_real
+from dpverify.validation import check_confidence, check_positive_int, check_probability, check_real
 from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper, poisson_log_ratio_lower
 from dpverify.proofdocs import proven
 
