@@ -1,6 +1,6 @@
 """The ideal auditor on the StatDP / DP-Sniper suite: which published bounds a budget can reach.
 
-For every suite mechanism with a finite output space (``dpverify.audit.suite.exact``), over the
+For every suite mechanism with a finite output space (``dpverify.audit.ideal.laws``), over the
 candidate pairs its relation generates (the StatDP patterns and the random pairs of
 ``relation.candidates(default_rng(0))``) and DP-Sniper's own pair, compute the exact laws and
 print the best pair, its exact ε, and the bound of the ideal auditor (events ordered by the exact
@@ -29,8 +29,8 @@ import numpy as np
 
 from dpverify.progress import progress
 from dpverify.audit.suite import CASES
-from dpverify.audit.suite.exact import COVERED, exact_law
-from dpverify.audit.suite.oracle import best_event_bound, exact_epsilon, reach_probability
+from dpverify.audit.ideal.laws import COVERED, exact_law
+from dpverify.audit.ideal.oracle import best_event_bound, exact_epsilon, reach_probability
 
 #: DP-Sniper's reference pair per mechanism (Bichsel et al., S&P 2021, §6.1 / their code base).
 _X = ([0.0] * 5 + [1.0] * 5, [1.0] * 5 + [0.0] * 5)

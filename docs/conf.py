@@ -21,7 +21,7 @@ extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon"]
 myst_enable_extensions = ["deflist"]
 nb_execution_mode = "off"          # notebooks are shown with the outputs stored in the repository
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "README.md", "generate.py", "_generated/proofs/README.md", "_generated/own_claims_toc.md"]
+exclude_patterns = ["_build", "README.md", "generate.py", "proof-documents.md", "_generated/own_claims_toc.md"]
 html_theme = "alabaster"
 html_theme_options = {"nosidebar": False}
 

@@ -1,12 +1,13 @@
 """Pages generated from the sources at every docs build (nothing here is committed, so nothing drifts).
 
 * ``_generated/tour.md``      -- README.md, the tour (links into the repository made plain text)
-* ``_generated/proofs/``      -- every proof document of ``proofs/``
+* ``_generated/proofs/``      -- every proof document of every room (``dpverify/<room>/proofs/``),
+  introduced by ``docs/proof-documents.md``
 * ``_generated/notebooks/``   -- the notebooks as committed, with their stored outputs (not executed)
 * ``_generated/findings.md``  -- what the papers got wrong: the claims of the papers whose expected
   verdict is not ``holds``, each checked now (so the page shows the verdict and the reason of this build)
 * ``_generated/own_claims_toc.md`` -- the contents entry of ``docs/own-claims.md`` when that page exists
-* ``_generated/glossary.md``  -- the glossary of ``dpverify --help`` (``dpverify.cli.GLOSSARY``)
+* ``_generated/glossary.md``  -- the glossary of ``dpverify --help`` (``dpverify.cli.glossary_words()``)
 """
 
 from __future__ import annotations
@@ -34,16 +35,19 @@ def tour() -> None:
 
 
 def proofs() -> list[str]:
+    """Every room's proof documents as ``_generated/proofs/<room>/<file>.md``, with an index."""
+    from dpverify.proofdocs import all_documents, document_name
+
     names = []
-    for src in sorted((ROOT / "proofs").rglob("*.md")):
-        rel = src.relative_to(ROOT / "proofs")
+    for src in all_documents(ROOT):
+        rel = document_name(src)
         text = src.read_text(encoding="utf-8")
         text = re.sub(r"\[([^\]]+)\]\((?!https?:)[^)]*\)", r"\1", text)
         _write(OUT / "proofs" / rel, text)
-        names.append(rel.with_suffix("").as_posix())
-    index = ["# Proofs", "", "Every derivation the library relies on, as a document whose every step "
-             "`tests/test_proofs.py` executes.", "", "```{toctree}", ":maxdepth: 1", ""]
-    index += [n for n in names if n != "README"]
+        names.append(rel[: -len(".md")])
+    intro = (DOCS / "proof-documents.md").read_text(encoding="utf-8").split("\n", 1)[1]
+    index = ["# Proofs", intro.strip(), "", "```{toctree}", ":maxdepth: 1", ""]
+    index += names
     index += ["```", ""]
     _write(OUT / "proofs" / "index.md", "\n".join(index))
     return names
@@ -96,30 +100,14 @@ def _md(text: str) -> str:
 
 
 def glossary() -> None:
-    from dpverify.cli import GLOSSARY
+    """The glossary of ``dpverify --help``: the engine's words and every room's (``dpverify.cli.glossary_words``)."""
+    from dpverify.cli import EXIT_STATUS, glossary_words
 
     lines = ["# Glossary", "", "The words of the reports and the command line (also at the end of "
              "`dpverify --help`).", ""]
-    term, body = None, []
-    entries = []
-    for ln in GLOSSARY.splitlines()[1:]:
-        if not ln.strip():
-            continue
-        if ln.startswith("exit status"):
-            break
-        m = re.match(r"^  (\S.{0,11}?)\s{2,}(\S.*)$", ln) or re.match(r"^  (\S+)\s+(\S.*)$", ln)
-        if m and not ln.startswith("    "):
-            if term:
-                entries.append((term, " ".join(body)))
-            term, body = m.group(1).strip(), [m.group(2).strip()]
-        else:
-            body.append(ln.strip())
-    if term:
-        entries.append((term, " ".join(body)))
-    for t, b in entries:
-        lines += [f"{_md(t)}", f": {_md(b)}", ""]
-    tail = GLOSSARY[GLOSSARY.index("exit status"):]
-    lines += ["## Exit status", "", _md(tail.split(":", 1)[1]), ""]
+    for term, meaning in glossary_words():
+        lines += [f"{_md(term)}", f": {_md(meaning)}", ""]
+    lines += ["## Exit status", "", _md(EXIT_STATUS.split(":", 1)[1]), ""]
     _write(OUT / "glossary.md", "\n".join(lines))
 
 

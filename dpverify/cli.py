@@ -1,10 +1,17 @@
 """The ``dpverify`` command: thin -- it parses, calls the library, prints.
 
-Commands are listed in :data:`COMMANDS` with the module that implements them;
-a module is imported only when its command runs, so ``dpverify --help`` and
-``dpverify --version`` import no room (no scipy, sympy or cvxpy).  A command
-module provides ``register(subparsers)``; each parser it adds sets
-``func(args) -> int`` via ``set_defaults``.
+The engine's commands are listed in :data:`ENGINE_COMMANDS` with the module that implements
+them; the rooms' commands and glossary words come from the rooms' declarations
+(:func:`dpverify.rooms.rooms`: ``Room.commands``, ``Room.glossary``), so this module names no
+room.  A module is imported only when its command runs, so ``dpverify --help`` and
+``dpverify --version`` import no room (no scipy, sympy or cvxpy): a room's ``room.py`` is read
+without importing its package.  A command module provides ``register(subparsers)``; each parser
+it adds sets ``func(args) -> int`` via ``set_defaults``.
+
+Example
+-------
+>>> {"verify", "claims", "report", "audit"} <= set(commands())
+True
 """
 
 from __future__ import annotations
@@ -12,56 +19,94 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import textwrap
 import warnings
 from typing import Sequence
+
+from dpverify.rooms import rooms
 
 DESCRIPTION = """\
 The mathematics of differential-privacy papers, checked by machine: run the papers'
 claims (verify), write the audit report (report), audit a mechanism from samples
 (audit), and the rooms' own commands. `dpverify COMMAND --help` describes each."""
 
-#: shown at the end of ``dpverify --help`` (and in the documentation's glossary)
-GLOSSARY = """\
-glossary:
-  claim       one statement of a paper (or of dpverify itself) with a machine check, an id
-              such as rr.model2.standard_form, a source and the verdict expected
-  room        a subpackage holding one paper's mathematics and claims: continual, rr, pca,
-              primitives, audit; `--only rr.` selects a room's claims
-  paper       one of the five papers checked, by its number: 000 (thesis chapter, continual
-              release), 001 (PPCA-DP), 002 (survey of DP publishing), 003 (randomized
-              response), 004 (continual release); `dpverify claims` shows each claim's source
-  --seed      an RNG seed (integer): the same seed gives the same noise and the same numbers
-  verdicts    holds: the statement is true as printed; erratum: wrong as printed, the
-              corrected statement holds; refuted: false (with a counterexample or an audited
-              lower bound); inconclusive: neither confirmed nor refuted (e.g. not reproduced);
-              error: the check raised or timed out
-  self-test   a claim about dpverify itself (planted bugs, controls): not a paper's statement
-  ε, δ        privacy parameters: --epsilon > 0 (the privacy budget), --delta in [0, 1)
-              (the probability with which ε may be exceeded); (ε, 0)-DP is pure DP
-  e^ε         the exponential of ε, the likelihood-ratio bound of ε-DP (written e^ε, never E)
-  u*          the optimal utility of randomized response: the largest probability of
-              reporting the true value, averaged over the prior π
-  lower bound the auditor's ε lower bound: with the stated confidence the mechanism's
-              true ε is at least this; above the claimed ε means refuted
-  direction   which way round an audit found its event: "d>d_prime" (the event is likelier
-              under D), "d_prime>d" (likelier under D'), or "both" (the two orders pooled
-              into one test, each draw counted once in each order)
+#: the engine's words, shown at the end of ``dpverify --help`` with the rooms' words
+ENGINE_GLOSSARY: tuple[tuple[str, str], ...] = (
+    ("claim", "one statement of a paper (or of dpverify itself) with a machine check, an id such as "
+              "rr.model2.standard_form, a source and the verdict expected"),
+    ("--seed", "an RNG seed (integer): the same seed gives the same noise and the same numbers"),
+    ("verdicts", "holds: the statement is true as printed; erratum: wrong as printed, the corrected statement "
+                 "holds; refuted: false (with a counterexample or an audited lower bound); inconclusive: neither "
+                 "confirmed nor refuted (e.g. not reproduced); error: the check raised or timed out"),
+    ("self-test", "a claim about dpverify itself (planted bugs, controls): not a paper's statement"),
+    ("ε, δ", "privacy parameters: --epsilon > 0 (the privacy budget), --delta in [0, 1) (the probability with "
+             "which ε may be exceeded); (ε, 0)-DP is pure DP"),
+    ("e^ε", "the exponential of ε, the likelihood-ratio bound of ε-DP (written e^ε, never E)"),
+    ("lower bound", "the auditor's ε lower bound: with the stated confidence the mechanism's true ε is at least "
+                    "this; above the claimed ε means refuted"),
+    ("direction", 'which way round an audit found its event: "d>d_prime" (the event is likelier under D), '
+                  '"d_prime>d" (likelier under D\'), or "both" (the two orders pooled into one test, each draw '
+                  "counted once in each order)"),
+)
 
+EXIT_STATUS = """\
 exit status: 0 every verdict as expected (or: the command succeeded); 1 a verdict differs
 (or an audit refuted its claim); 2 bad input or an error (one line on stderr).
 """
 
-#: command -> (module implementing it, one-line help shown by ``dpverify --help``)
-COMMANDS: dict[str, tuple[str, str]] = {
+#: the engine's commands: command -> (module implementing it, one-line help shown by ``dpverify --help``)
+ENGINE_COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("dpverify.claims.cli", "run every registered claim's check and print the verdicts"),
     "claims": ("dpverify.claims.cli", "list the registered claims with their sources"),
     "report": ("dpverify.report.cli", "write the self-contained HTML + JSON audit report"),
     "audit": ("dpverify.audit.cli", "black-box lower bound on a mechanism's ε from samples"),
-    "continual": ("dpverify.continual.cli", "continual release of running counts (papers 000, 004)"),
-    "rr": ("dpverify.rr.cli", "utility-optimal randomized response for a prior (paper 003)"),
-    "pca-evaluate": ("dpverify.pca.cli", "paper 001's utility grid: MSE and SVM accuracy (Figs. 3-6)"),
-    "pca-audit": ("dpverify.pca.cli", "audit a pca-room mechanism on the Thm 3 neighbouring pairs"),
 }
+
+
+def commands() -> dict[str, tuple[str, str]]:
+    """Every command: the engine's, then each room's (``Room.commands``); an engine command wins a clash."""
+    out = dict(ENGINE_COMMANDS)
+    for r in rooms():
+        for c in r.commands:
+            out.setdefault(c.name, (c.module, c.help))
+    return out
+
+
+def glossary_words() -> list[tuple[str, str]]:
+    """The glossary: the engine's words, the rooms and papers found, and each room's own words."""
+    found = rooms()
+    with_claims = ", ".join(r.name for r in found)
+    papers = sorted({(p.key, r.name) for r in found for p in r.papers})
+    words = [ENGINE_GLOSSARY[0],
+             ("room", f"a folder holding one subject's code, claims and proofs: {with_claims}; "
+                      "`--only PREFIX.` selects the claims of one id prefix"),
+             ("paper", f"one of the {len(papers)} papers checked, by its number: "
+                       + ", ".join(f"{k} (room {r})" for k, r in papers)
+                       + "; `dpverify claims` shows each claim's source"),
+             *ENGINE_GLOSSARY[1:]]
+    for r in found:
+        words += [w for w in r.glossary if w[0] not in {x[0] for x in words}]
+    return words
+
+
+def glossary() -> str:
+    """The text shown at the end of ``dpverify --help`` (and in the documentation's glossary)."""
+    lines = ["glossary:"]
+    for word, meaning in glossary_words():
+        body = textwrap.wrap(meaning, 90 - 14)
+        lines.append(f"  {word:<11} {body[0] if body else ''}".rstrip() if len(word) <= 11
+                     else f"  {word}  {body[0] if body else ''}")
+        lines += [" " * 14 + ln for ln in body[1:]]
+    return "\n".join(lines) + "\n\n" + EXIT_STATUS
+
+
+def __getattr__(name: str):
+    """``GLOSSARY`` and ``COMMANDS``, computed from the rooms found when first read."""
+    if name == "GLOSSARY":
+        return glossary()
+    if name == "COMMANDS":
+        return commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version() -> str:
@@ -70,13 +115,13 @@ def _version() -> str:
     return __version__
 
 
-def _chosen(argv: Sequence[str]) -> str | None:
+def _chosen(argv: Sequence[str], table: dict[str, tuple[str, str]]) -> str | None:
     """The command named in ``argv`` (the first word that is not an option), if any."""
     for a in argv:
         if a == "--":
             return None
         if not a.startswith("-"):
-            return a if a in COMMANDS else None
+            return a if a in table else None
     return None
 
 
@@ -86,15 +131,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     With ``argv=None`` every command module is imported (the full parser, for
     documentation and tests).
     """
-    p = argparse.ArgumentParser(prog="dpverify", description=DESCRIPTION, epilog=GLOSSARY,
+    table = commands()
+    p = argparse.ArgumentParser(prog="dpverify", description=DESCRIPTION, epilog=glossary(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"dpverify {_version()}",
                    help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    wanted = None if argv is None else _chosen(argv)
-    wanted_module = COMMANDS[wanted][0] if wanted else None
+    wanted = None if argv is None else _chosen(argv, table)
+    wanted_module = table[wanted][0] if wanted else None
     loaded: set[str] = set()
-    for name, (module, helptext) in COMMANDS.items():
+    for name, (module, helptext) in table.items():
         if argv is not None and module != wanted_module:
             sub.add_parser(name, help=helptext, add_help=False)  # listed in --help, never parsed
             continue

@@ -1,4 +1,9 @@
-"""Executable proof documents (``proofs/**/*.md``) and their ties to the code.
+"""Executable proof documents and their ties to the code.
+
+A proof document lives in its room's ``proofs/`` folder (``dpverify/<room>/proofs/<file>.md``;
+the auditor's in ``dpverify/audit/proofs/``) and is named one way everywhere:
+``"<room>/<file>.md"`` (``claim(proof=...)``, ``@proven(...)``, the report), resolved by
+:func:`dpverify.rooms.proof_path`.
 
 Format of a proof document (Markdown):
 
@@ -39,8 +44,26 @@ class Block:
 
 
 def repo_root() -> Path:
-    """The source tree root (the folder holding ``proofs/`` and ``dpverify/``)."""
+    """The folder holding ``dpverify/`` (a source tree's root, or site-packages): quotes are relative to it."""
     return Path(__file__).resolve().parent.parent
+
+
+def proof_name(spec: str) -> str:
+    """The one spelling of a proof's name, ``"<room>/<file>.md"`` (ValueError otherwise).
+
+    The rooms' code still written ``"proofs/<room>/<file>.md"`` is read as ``"<room>/<file>.md"``
+    while the rooms move to the one spelling.
+
+    Example
+    -------
+    >>> proof_name("rr/binary_optimum.md"), proof_name("proofs/rr/binary_optimum.md")
+    ('rr/binary_optimum.md', 'rr/binary_optimum.md')
+    """
+    if isinstance(spec, str) and spec.startswith("proofs/") and spec.count("/") == 2:
+        spec = spec[len("proofs/"):]
+    if not isinstance(spec, str) or spec.count("/") != 1 or not spec.endswith(".md") or spec.startswith("/"):
+        raise ValueError(f"a proof document is named '<room>/<file>.md', got {spec!r}")
+    return spec
 
 
 def parse_blocks(text: str) -> list[Block]:
@@ -110,8 +133,24 @@ def run_document(path: Path, root: Path | None = None) -> dict:
 
 
 def all_documents(root: Path | None = None) -> list[Path]:
-    root = root or repo_root()
-    return sorted(p for p in (root / "proofs").rglob("*.md") if p.name != "README.md")
+    """Every proof document: the ``proofs/*.md`` of every room (and of the auditor).
+
+    With ``root`` (a source tree), those under ``root/dpverify/*/proofs``; without, those of
+    :func:`dpverify.rooms.proof_rooms` (installed rooms included).
+    """
+    if root is not None:
+        folders = sorted(Path(root).glob("dpverify/*/proofs"))
+    else:
+        from dpverify.rooms import proof_rooms
+
+        folders = list(proof_rooms().values())
+    return sorted(p for f in folders for p in f.glob("*.md") if p.name != "README.md")
+
+
+def document_name(path: Path) -> str:
+    """The name ``"<room>/<file>.md"`` of a proof document found at ``<room folder>/proofs/<file>.md``."""
+    path = Path(path)
+    return f"{path.parent.parent.name}/{path.name}"
 
 
 # ----------------------------------------------------------------- proof ↔ code links
@@ -123,7 +162,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def proven(*documents: str) -> Callable[[_F], _F]:
-    """Mark a function as justified by proof documents (``"proofs/room/doc.md"``).
+    """Mark a function as justified by proof documents (``"<room>/<file>.md"``).
 
     The marker changes nothing at run time: it records the documents on the
     function (attribute ``__proofs__``) so that readers, reports and
@@ -133,27 +172,25 @@ def proven(*documents: str) -> Callable[[_F], _F]:
 
     Example
     -------
-    >>> @proven("proofs/primitives/laplace_dp.md")
+    >>> @proven("primitives/laplace_dp.md")
     ... def f(x):
     ...     return x
     >>> f.__proofs__, f(2)
-    (('proofs/primitives/laplace_dp.md',), 2)
+    (('primitives/laplace_dp.md',), 2)
     """
     if not documents:
         raise ValueError("proven() needs at least one proof document path")
-    for d in documents:
-        if not isinstance(d, str) or not d.startswith("proofs/") or not d.endswith(".md"):
-            raise ValueError(f"a proof document is named 'proofs/<room>/<name>.md', got {d!r}")
+    names = tuple(proof_name(d) for d in documents)
 
     def deco(fn: _F) -> _F:
-        setattr(fn, PROVEN_ATTR, tuple(getattr(fn, PROVEN_ATTR, ())) + tuple(documents))
+        setattr(fn, PROVEN_ATTR, tuple(getattr(fn, PROVEN_ATTR, ())) + names)
         return fn
 
     return deco
 
 
 def proven_references(root: Path | None = None) -> list[tuple[str, str, str]]:
-    """Every ``@proven(...)`` marker in the package source: ``(file, function, document)``.
+    """Every ``@proven(...)`` marker in the package source: ``(file, function, "<room>/<file>.md")``.
 
     Read from the source text (nothing is imported), relative to ``root``.
     """
@@ -172,7 +209,7 @@ def proven_references(root: Path | None = None) -> list[tuple[str, str, str]]:
                 if isinstance(dec, ast.Call) and getattr(dec.func, "id", getattr(dec.func, "attr", None)) == "proven":
                     for arg in dec.args:
                         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                            out.append((str(path.relative_to(root)), node.name, arg.value))
+                            out.append((str(path.relative_to(root)), node.name, proof_name(arg.value)))
     return out
 
 
@@ -186,12 +223,3 @@ def labelled_lines_all(root: Path | None = None) -> list[tuple[str, str]]:
             if m:
                 out.add((str(path.relative_to(root)), m.group(1)))
     return sorted(out)
-
-
-def proofs_root() -> Path:
-    """The ``proofs/`` folder: beside the package in a source tree, ``dpverify/_proofs`` in a wheel."""
-    here = Path(__file__).resolve().parent
-    shipped = here / "_proofs"
-    if shipped.is_dir():
-        return shipped
-    return repo_root() / "proofs"

@@ -1,4 +1,4 @@
-"""pytest plugin: the claims in ``claims_*.py`` / ``*_claims.py`` files become test items.
+"""pytest plugin: the claims in claims files become test items.
 
 Installed with dpverify (entry point ``pytest11: dpverify``), so ``pytest
 FILE`` collects the claims a claims file registers with
@@ -13,13 +13,15 @@ An item passes when the verdict equals the claim's expected verdict; an
 the summary, the evidence and, for an error, the traceback.
 
 Options: ``--dpverify-baseline FILE`` fails an item whose verdict or evidence
-drifted from FILE beyond ``--dpverify-rtol`` / ``--dpverify-atol`` (see
-:mod:`dpverify.claims.baseline`); with ``--dpverify-update-baseline`` the run
-writes FILE instead (the only way the plugin writes it).  The ini option
-``dpverify_claims_files`` (default ``claims_*.py *_claims.py``) sets the file
-patterns; ``dpverify_baseline`` a default baseline file.
+drifted from FILE beyond ``--dpverify-rtol`` / ``--dpverify-atol`` (the one drift
+comparison, :mod:`dpverify.claims.drift`, with its defaults); with
+``--dpverify-update-baseline`` the run writes FILE instead (the only way the plugin
+writes it).  ``dpverify_baseline`` (ini) sets a default baseline file.
 
-Which files: a file matching the patterns *and* pytest's ``python_files``
+Which files: the claims files of dpverify's one rule (:func:`dpverify.rooms.is_claims_file`:
+``claims.py``, ``claims_*.py``, ``*_claims.py``, a module inside a ``claims/`` folder), or
+the glob patterns of the ini option ``dpverify_claims_files`` when a project sets it.  A
+claims file that also matches pytest's ``python_files``
 (e.g. ``test_x_claims.py``) is an ordinary test module and left to pytest; a
 matching file is imported only if its text mentions ``dpverify`` and
 ``claim``, and it yields the claims its import registers (a helper module
@@ -42,7 +44,6 @@ import pytest
 #: No Python API: the hooks below are called by pytest, the classes built by them.
 __all__: list[str] = []
 
-DEFAULT_PATTERNS = ("claims_*.py", "*_claims.py")
 _ENTRIES = pytest.StashKey[dict]()
 _BASELINE = pytest.StashKey[Any]()
 
@@ -55,8 +56,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the verdicts and evidence of the claims that ran to the baseline file")
     group.addoption("--dpverify-rtol", type=float, default=None, help="relative tolerance of the baseline gate")
     group.addoption("--dpverify-atol", type=float, default=None, help="absolute tolerance of the baseline gate")
-    parser.addini("dpverify_claims_files", type="args", default=list(DEFAULT_PATTERNS),
-                  help="glob patterns of the files whose dpverify claims become test items")
+    parser.addini("dpverify_claims_files", type="args", default=[],
+                  help="glob patterns of the files whose dpverify claims become test items "
+                       "(default: dpverify's rule, dpverify.rooms.is_claims_file)")
     parser.addini("dpverify_baseline", default="", help="default baseline file of --dpverify-baseline")
 
 
@@ -80,10 +82,14 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(exc)) from None
     elif path:
         config.stash[_BASELINE] = _load(path)
-    for name in ("rtol", "atol"):
-        v = config.getoption(f"dpverify_{name}")
-        if v is not None and not (v >= 0 and v != float("inf")):
-            raise pytest.UsageError(f"--dpverify-{name} must be a finite number >= 0, got {v!r}")
+    rtol, atol = config.getoption("dpverify_rtol"), config.getoption("dpverify_atol")
+    if rtol is not None or atol is not None:
+        from dpverify.claims.baseline import drift
+
+        try:  # the library checks the tolerances
+            drift({}, {}, **{k: v for k, v in (("rtol", rtol), ("atol", atol)) if v is not None})
+        except (TypeError, ValueError) as exc:
+            raise pytest.UsageError(f"--dpverify-{exc}") from None
 
 
 def _baseline_path(config: pytest.Config) -> str | None:
@@ -108,8 +114,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
         return None
     name = file_path.name
     config = parent.config
-    if not any(fnmatch.fnmatch(name, p) for p in config.getini("dpverify_claims_files")):
-        return None
+    patterns = config.getini("dpverify_claims_files")
+    if patterns:
+        if not any(fnmatch.fnmatch(name, p) for p in patterns):
+            return None
+    else:
+        from dpverify.rooms import is_claims_file  # the standard library only
+
+        if not is_claims_file(file_path):
+            return None
     if any(fnmatch.fnmatch(name, p) for p in config.getini("python_files")):
         return None  # an ordinary test module: pytest's own collector has it
     try:
@@ -125,12 +138,12 @@ class ClaimsFile(pytest.Module):
     """A claims file: imported the way pytest imports test modules; yields its claims."""
 
     def collect(self):
-        from dpverify.claims import registry
+        from dpverify.claims.store import registered_since, snapshot
 
-        before = dict(registry._REGISTRY)
+        before = snapshot()
         mod = self.obj  # the import (pytest's import mode, sys.path and error reporting)
         files = {str(Path(mod.__file__).resolve())} if getattr(mod, "__file__", None) else set()
-        for c in sorted(registry._claims_of(files, before), key=lambda c: c.id):
+        for c in registered_since(before, files):
             yield ClaimItem.from_parent(self, name=c.id, claim=c, thorough=False)
             yield ClaimItem.from_parent(self, name=f"{c.id}[thorough]", claim=c, thorough=True)
 
@@ -155,7 +168,7 @@ class ClaimItem(pytest.Item):
             self.add_marker("slow")
 
     def runtest(self) -> None:
-        from dpverify.claims.baseline import DEFAULT_ATOL, DEFAULT_RTOL, baseline_key, drift, entry_of
+        from dpverify.claims.baseline import baseline_key, drift, entry_of
         from dpverify.claims.runner import result_to_json, run_claim
 
         r = run_claim(self.claim, thorough=self.thorough)
@@ -168,9 +181,8 @@ class ClaimItem(pytest.Item):
         base = self.config.stash[_BASELINE]
         if base is not None:
             opt = self.config.getoption
-            lines = drift(base, {key: entry},
-                          rtol=DEFAULT_RTOL if opt("dpverify_rtol") is None else opt("dpverify_rtol"),
-                          atol=DEFAULT_ATOL if opt("dpverify_atol") is None else opt("dpverify_atol"))
+            tolerances = {k: opt(f"dpverify_{k}") for k in ("rtol", "atol") if opt(f"dpverify_{k}") is not None}
+            lines = drift(base, {key: entry}, **tolerances)
             if lines:
                 raise ClaimFailed(f"claim {self.claim.id}: drifted from the baseline {_baseline_path(self.config)}\n"
                                   + "\n".join(f"  {ln}" for ln in lines))

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from dpverify.declarations import PACKAGE_DIR, Command, Paper, Room
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -49,9 +49,13 @@ __all__ = [
     "Paper",
     "Room",
     "claim_module_names",
+    "claims_modules_in",
     "is_claims_file",
+    "problems",
     "proof_path",
     "room",
+    "proof_rooms",
+    "reserved_namespaces",
     "room_of",
     "rooms",
 ]
@@ -59,124 +63,6 @@ __all__ = [
 #: The entry-point group through which an installed package adds a room.
 ENTRY_POINT_GROUP = "dpverify.rooms"
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-@dataclass(frozen=True)
-class Paper:
-    """A paper a room verifies.
-
-    ``key`` is its seed id (``"004"``: the file ``004_*.txt`` of the seeds), the id a claim's
-    ``Source.seed`` names.
-
-    Example
-    -------
-    >>> Paper("003", "Study on utility optimization for randomized response mechanism",
-    ...       authors="Zhou, Lu, Wu", venue="J. on Communications 2019").key
-    '003'
-    """
-
-    key: str
-    title: str
-    authors: str = ""
-    venue: str = ""
-    seed_file: str = ""
-
-    def __post_init__(self):
-        for f in ("key", "title", "authors", "venue", "seed_file"):
-            if not isinstance(getattr(self, f), str):
-                raise TypeError(f"Paper.{f} must be a string, got {getattr(self, f)!r}")
-        if not self.key.strip() or not self.title.strip():
-            raise ValueError(f"a paper needs a key and a title, got key={self.key!r}, title={self.title!r}")
-
-    @property
-    def citation(self) -> str:
-        """``authors, title, venue`` (the parts that are known)."""
-        return ", ".join(p for p in (self.authors, self.title, self.venue) if p)
-
-
-@dataclass(frozen=True)
-class Command:
-    """A CLI command a room adds: ``dpverify NAME``.
-
-    ``module`` provides ``register(subparsers)``; it is imported only when its command runs.
-
-    Example
-    -------
-    >>> Command("rr", "dpverify.rr.cli", "utility-optimal randomized response").name
-    'rr'
-    """
-
-    name: str
-    module: str
-    help: str
-
-    def __post_init__(self):
-        if not isinstance(self.name, str) or not re.match(r"^[a-z][a-z0-9-]*$", self.name):
-            raise ValueError(f"a command name is lower-case words joined by '-', got {self.name!r}")
-        if not isinstance(self.module, str) or not self.module:
-            raise ValueError(f"command {self.name!r}: module must be a dotted module name, got {self.module!r}")
-        if not isinstance(self.help, str):
-            raise TypeError(f"command {self.name!r}: help must be a string")
-
-
-@dataclass(frozen=True)
-class Room:
-    """What a room declares in its ``room.py`` (``ROOM = Room(...)``).
-
-    Parameters
-    ----------
-    name : str
-        The room's name (a Python identifier; the folder's name for a shipped room).
-    summary : str
-        One line: what the room holds.
-    papers : tuple of Paper
-        The papers it verifies (none for a room about dpverify itself).
-    commands : tuple of Command
-        The CLI commands it adds.
-    glossary : tuple of (word, meaning)
-        Words the room uses, shown at the end of ``dpverify --help`` and in the docs.
-    namespaces : tuple of str
-        The claim-id prefixes its claims use (default: its name).  Ids stay stable when claims
-        move between rooms, so a room may hold claims of another prefix.
-
-    ``package`` and ``path`` are filled in by discovery.
-    """
-
-    name: str
-    summary: str = ""
-    papers: tuple[Paper, ...] = ()
-    commands: tuple[Command, ...] = ()
-    glossary: tuple[tuple[str, str], ...] = ()
-    namespaces: tuple[str, ...] = ()
-    package: str = field(default="", compare=False)
-    path: Path | None = field(default=None, compare=False)
-
-    def __post_init__(self):
-        if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
-            raise ValueError(f"a room's name must be a Python identifier, got {self.name!r}")
-        for f, kind in (("papers", Paper), ("commands", Command)):
-            items = tuple(getattr(self, f))
-            if any(not isinstance(x, kind) for x in items):
-                raise TypeError(f"room {self.name!r}: {f} must hold {kind.__name__} objects")
-            object.__setattr__(self, f, items)
-        gloss = tuple(tuple(g) for g in self.glossary)
-        if any(len(g) != 2 or not all(isinstance(x, str) for x in g) for g in gloss):
-            raise TypeError(f"room {self.name!r}: glossary must hold (word, meaning) string pairs")
-        object.__setattr__(self, "glossary", gloss)
-        ns = tuple(self.namespaces) or (self.name,)
-        if any(not isinstance(x, str) or not _NAME_RE.match(x) for x in ns):
-            raise ValueError(f"room {self.name!r}: namespaces must be Python identifiers, got {ns!r}")
-        object.__setattr__(self, "namespaces", ns)
-
-    def module(self, sub: str) -> str | None:
-        """The dotted name of the room's module ``sub`` (e.g. ``"mechanisms"``), when it exists."""
-        if self.path is None:
-            return None
-        if (self.path / f"{sub}.py").is_file() or (self.path / sub / "__init__.py").is_file():
-            return f"{self.package}.{sub}"
-        return None
 
 
 def _load_declaration(name: str, package: str, folder: Path | None) -> Room:
@@ -207,28 +93,44 @@ def _shipped() -> list[Room]:
     return out
 
 
-def _installed() -> list[Room]:
+def _installed() -> tuple[list[Room], list[tuple[str, str, str]]]:
+    """The rooms of the ``dpverify.rooms`` entry points, and the entry points that are no room."""
     from importlib.metadata import entry_points
 
-    out = []
+    out, bad = [], []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        module = ep.value.split(":", 1)[0]
+        module = ep.value.split(":", 1)[0].strip()
         try:
             spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
-            spec = None
-        locations = list(spec.submodule_search_locations or []) if spec is not None else []
-        folder = Path(locations[0]) if locations else None
-        out.append(_load_declaration(ep.name, module, folder))
-    return out
+            locations = list(spec.submodule_search_locations or []) if spec is not None else []
+            folder = Path(locations[0]) if locations else None
+            out.append(_load_declaration(ep.name, module, folder))
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException as exc:  # a broken room.py must not take the other rooms down
+            bad.append((ep.name, module, f"{type(exc).__name__}: {exc}"))
+    return out, bad
 
 
 @functools.lru_cache(maxsize=1)
-def _all() -> tuple[Room, ...]:
+def _discover() -> tuple[tuple[Room, ...], tuple[tuple[str, str, str], ...]]:
     shipped = _shipped()
     taken = {r.name for r in shipped}
-    installed = [r for r in _installed() if r.name not in taken]
-    return tuple(shipped + installed)
+    reserved = {ns for r in shipped for ns in r.namespaces}
+    installed, bad = _installed()
+    kept = []
+    for r in installed:
+        clash = sorted(({r.name} & taken) | (set(r.namespaces) & reserved))
+        if clash:
+            bad.append((r.name, r.package, f"the entry point {r.name!r} = {r.package!r} takes the name(s) "
+                        f"{', '.join(clash)} of a room shipped with dpverify; choose another room name"))
+        else:
+            kept.append(r)
+    return tuple(shipped + kept), tuple(bad)
+
+
+def _all() -> tuple[Room, ...]:
+    return _discover()[0]
 
 
 def rooms(*, refresh: bool = False) -> tuple[Room, ...]:
@@ -243,19 +145,46 @@ def rooms(*, refresh: bool = False) -> tuple[Room, ...]:
     True
     """
     if refresh:
-        _all.cache_clear()
+        _discover.cache_clear()
     return _all()
 
 
-def room(name: str) -> Room:
-    """The room called ``name`` (KeyError naming the rooms there are).
+def problems(*, refresh: bool = False) -> tuple[tuple[str, str, str], ...]:
+    """The ``dpverify.rooms`` entry points that give no room: ``(name, module, why)``.
+
+    An entry point whose ``room.py`` fails, or that takes a shipped room's name or namespace,
+    is left out of :func:`rooms`; the claims registry reports each as an ``error`` claim.
+
+    Example
+    -------
+    >>> isinstance(problems(), tuple)
+    True
+    """
+    if refresh:
+        _discover.cache_clear()
+    return _discover()[1]
+
+
+def reserved_namespaces() -> frozenset[str]:
+    """The claim-id prefixes of the shipped rooms: no claim from outside the package may use them.
+
+    Example
+    -------
+    >>> {"rr", "continual"} <= reserved_namespaces()
+    True
+    """
+    return frozenset(ns for r in rooms() if r.shipped for ns in r.namespaces)
+
+
+def room(name: str, *, refresh: bool = False) -> Room:
+    """The room called ``name`` (KeyError naming the rooms there are); ``refresh`` as in :func:`rooms`.
 
     Example
     -------
     >>> room("continual").package
     'dpverify.continual'
     """
-    for r in rooms():
+    for r in rooms(refresh=refresh):
         if r.name == name:
             return r
     raise KeyError(f"no room {name!r}; rooms: {', '.join(r.name for r in rooms())}")
@@ -297,6 +226,8 @@ def is_claims_file(path: str | Path) -> bool:
 def claim_module_names(r: Room) -> list[str]:
     """The dotted names of a room's claims modules, by :func:`is_claims_file`, sorted.
 
+    A room that is one module (no folder) is its own claims module.
+
     Example
     -------
     >>> any(m.startswith("dpverify.rr.claims") for m in claim_module_names(room("rr")))
@@ -304,13 +235,47 @@ def claim_module_names(r: Room) -> list[str]:
     """
     if r.path is None:
         return [r.package]
+    return claims_modules_in(r.package, r.path)
+
+
+def claims_modules_in(package: str, folder: str | Path) -> list[str]:
+    """The dotted names of the claims modules (by :func:`is_claims_file`) under a package's folder.
+
+    Folders whose name starts with ``_`` or ``.`` and ``__pycache__`` are skipped.
+
+    Example
+    -------
+    >>> claims_modules_in("dpverify.rr", room("rr").path) == claim_module_names(room("rr"))
+    True
+    """
+    folder = Path(folder)
     out = []
-    for f in sorted(r.path.rglob("*.py")):
-        rel = f.relative_to(r.path)
-        if "__pycache__" in rel.parts or any(part.startswith((".", "_")) for part in rel.parts[:-1]):
+    for f in sorted(folder.rglob("*.py")):
+        rel = f.relative_to(folder)
+        if any(part.startswith((".", "_")) for part in rel.parts[:-1]):
             continue
         if is_claims_file(rel):
-            out.append(".".join((r.package, *rel.with_suffix("").parts)))
+            out.append(".".join((package, *rel.with_suffix("").parts)))
+    return out
+
+
+def proof_rooms() -> dict[str, Path]:
+    """Every folder of proof documents: ``{name: <folder>/proofs}`` for the rooms and the engine.
+
+    The engine's own proofs (``dpverify/audit/proofs``) are named by their subpackage.
+
+    Example
+    -------
+    >>> proof_rooms()["rr"].name
+    'proofs'
+    """
+    out: dict[str, Path] = {}
+    for r in rooms():
+        if r.path is not None and (Path(r.path) / "proofs").is_dir():
+            out.setdefault(r.name, Path(r.path) / "proofs")
+    for f in sorted(PACKAGE_DIR.glob("*/proofs")):
+        if f.is_dir() and not f.parent.name.startswith("_"):
+            out.setdefault(f.parent.name, f)
     return out
 
 

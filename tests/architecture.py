@@ -27,8 +27,8 @@ ENGINE = ("dpverify.audit", "dpverify.claims", "dpverify.report", "dpverify.mech
           "dpverify.rooms", "dpverify.toolkit", "dpverify.pytest_plugin")
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
+def module_name(path: Path, root: Path | None = None) -> str:
+    rel = path.relative_to(root or ROOT).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
@@ -37,6 +37,7 @@ def module_name(path: Path) -> str:
 
 @dataclass
 class Tree:
+    package: Path = PACKAGE
     modules: dict[str, Path] = field(default_factory=dict)
     imports: dict[str, set[str]] = field(default_factory=dict)
     private: list[tuple[str, str, str]] = field(default_factory=list)  # importer, module, name
@@ -45,7 +46,7 @@ class Tree:
 
     @property
     def rooms(self) -> set[str]:
-        return {module_name(p.parent) for p in PACKAGE.glob("*/room.py")}
+        return {module_name(p.parent, self.package.parent) for p in self.package.glob("*/room.py")}
 
     def circles(self) -> list[list[str]]:
         return [c for c in _scc(self.imports) if len(c) > 1]
@@ -84,14 +85,14 @@ def _resolve(importer: str, is_pkg: bool, node: ast.ImportFrom) -> str:
 
 
 def read_tree(package: Path = PACKAGE) -> Tree:
-    t = Tree()
+    t = Tree(package=package)
     for path in sorted(package.rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
-        t.modules[module_name(path)] = path
+        t.modules[module_name(path, package.parent)] = path
     for name, path in t.modules.items():
         text = path.read_text(encoding="utf-8")
-        lines = text.count("\n") + 1
+        lines = len(text.splitlines())
         if lines > 400:
             t.long_modules.append((name, lines))
         tree = ast.parse(text)

@@ -29,11 +29,11 @@ def _other(thorough=False):
 
 @pytest.fixture
 def claims_file(tmp_path):
-    before = set(registry._REGISTRY)
+    before = set(registry.snapshot())
     p = tmp_path / "claims_base.py"
     p.write_text(textwrap.dedent(CLAIMS))
     yield p
-    for cid in set(registry._REGISTRY) - before:
+    for cid in set(registry.snapshot()) - before:
         unregister(cid)
     for name, mod in list(sys.modules.items()):
         if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
@@ -106,14 +106,14 @@ def test_drift_compares_only_the_claims_run():
 
 
 def test_error_results_are_not_written(tmp_path, capsys):
-    before = set(registry._REGISTRY)
+    before = set(registry.snapshot())
     p = tmp_path / "claims_err.py"
     p.write_text(CLAIMS.replace('"two": 2', '"two": 1 / 0'))
     base = tmp_path / "b.json"
     try:
         assert main(["verify", str(p), "--update-baseline", str(base)]) == 1
     finally:
-        for cid in set(registry._REGISTRY) - before:
+        for cid in set(registry.snapshot()) - before:
             unregister(cid)
         sys.modules.pop("claims_err", None)
     assert list(json.loads(Path(base).read_text())) == ["zzbase.value"]

@@ -100,13 +100,14 @@ def test_duplicate_id_rejected(demo_claims):
 def test_registered_claims_are_well_formed():
     """The package's claims live in the shipped rooms (claims from elsewhere, e.g. examples/ collected
     by the pytest plugin, may also be registered in this process: they keep to their own rooms)."""
-    from dpverify.claims.registry import _in_package, shipped_rooms, source_of
+    from dpverify.claims.registry import reserved_namespaces, source_of
+    from dpverify.claims.store import in_package
 
     rooms = {"continual", "rr", "pca", "primitives", "audit"}
-    assert rooms <= shipped_rooms()  # every subpackage name is reserved, rooms with claims among them
+    assert rooms <= reserved_namespaces()  # the shipped rooms' namespaces are reserved
     for c in all_claims():
         src = source_of(c.id) or ""
-        if _in_package(src) or src.startswith("dpverify."):
+        if in_package(src) or src.startswith("dpverify."):
             assert c.room in rooms, c.id
         else:
             assert c.room not in rooms, (c.id, src)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -18,6 +19,11 @@ R, H, E, I = Verdict.REFUTED, Verdict.HOLDS, Verdict.ERRATUM, Verdict.INCONCLUSI
 
 def verdict(cid: str) -> Verdict:
     return get_claim(cid).check(thorough=False).verdict
+
+
+def home(cid: str):
+    """The module that defines a claim's check: a bug is planted where the check looks its names up."""
+    return sys.modules[get_claim(cid).check.__module__]
 
 
 @pytest.fixture(autouse=True)
@@ -52,7 +58,7 @@ def _scaled_method(monkeypatch, name, factor):
 
 
 def test_usefulness_refuted_when_alpha_too_small(monkeypatch):
-    import dpverify.primitives.claims as P
+    import dpverify.survey.claims.usefulness as P
 
     assert verdict("primitives.usefulness_laplace") == E
     real = P.laplace_alpha
@@ -61,7 +67,7 @@ def test_usefulness_refuted_when_alpha_too_small(monkeypatch):
 
 
 def test_interactive_refuted_with_a_wrong_sensitivity(monkeypatch):
-    import dpverify.primitives.claims as P
+    import dpverify.survey.claims.interactive as P
 
     assert verdict("primitives.interactive_example") == E
     real = P.l1_sensitivity
@@ -112,9 +118,9 @@ def test_corrected_budget_refuted_for_alg2(monkeypatch):
 
 @pytest.mark.slow
 def test_fig56_refuted_when_dp_accuracies_are_informative_and_baseline_wins(monkeypatch):
-    import dpverify.pca.claims as C
+    import dpverify.pca.grid as C
 
-    real = C._grid
+    real = C.figure_grid
 
     def informative(d, t):
         rows, setup = real(d, t)
@@ -126,7 +132,7 @@ def test_fig56_refuted_when_dp_accuracies_are_informative_and_baseline_wins(monk
             out.append(r)
         return out, setup
 
-    monkeypatch.setattr(C, "_grid", informative)
+    monkeypatch.setattr(C, "figure_grid", informative)
     assert verdict("pca.fig5_6_dp_svm") == R
 
 
@@ -148,7 +154,7 @@ def test_eq3_erratum_needs_the_eigenvector_columns(monkeypatch):
 
 
 def test_symbolic_thm5_refuted_with_the_printed_loop(monkeypatch):
-    import dpverify.continual.claims_symbolic as CS
+    CS = home("continual.thm5.symbolic")
 
     monkeypatch.setattr(CS, "fenwick_strategy", _printed_loop_strategy)
     assert verdict("continual.thm5.symbolic") == R
@@ -252,7 +258,7 @@ def test_normalisation_refuted_for_a_suboptimal_diagonal(monkeypatch):
 @pytest.mark.parametrize("cid", ["continual.erratum.eq5_4_upper", "continual.erratum.thm5_4_cites_alg5_2",
                                  "continual.erratum.eq5_15_dimension"])
 def test_errata_need_the_library_matrices(monkeypatch, cid):
-    import dpverify.continual.claims_errata as CE
+    CE = home(cid)
 
     assert verdict(cid) == E
     monkeypatch.setattr(CE, "fenwick_recombination", lambda n: CE.fenwick_strategy(n))
@@ -261,7 +267,7 @@ def test_errata_need_the_library_matrices(monkeypatch, cid):
 
 
 def test_step6_erratum_needs_the_stopping_rule(monkeypatch):
-    import dpverify.continual.claims_errata as CE
+    CE = home("continual.erratum.thm5_1_step6")
 
     assert verdict("continual.erratum.thm5_1_step6") == E
     monkeypatch.setattr(CE, "fenwick_strategy", _printed_loop_strategy)
@@ -269,7 +275,7 @@ def test_step6_erratum_needs_the_stopping_rule(monkeypatch):
 
 
 def test_errata_inconclusive_on_another_text(monkeypatch):
-    import dpverify.continual.claims_errata as CE
+    CE = home("continual.erratum.eq5_4_upper")
 
     monkeypatch.setattr(CE, "seed_text", lambda seed: "some other text")
     assert verdict("continual.erratum.eq5_4_upper") == I

@@ -45,10 +45,10 @@ def mutation_tested_ids() -> set[str]:
 
 
 def test_every_claim_has_a_mutation_test():
-    from dpverify.claims.registry import shipped_rooms
+    from dpverify.claims.registry import reserved_namespaces
 
     # the package's claims (examples/ collected by the pytest plugin register their own, tested there)
-    ids = {c.id for c in all_claims() if ".import:" not in c.id and c.room in shipped_rooms()}
+    ids = {c.id for c in all_claims() if ".import:" not in c.id and c.room in reserved_namespaces()}
     missing = sorted(ids - mutation_tested_ids())
     assert not missing, f"claims without a mutation test: {missing}"
 
@@ -100,7 +100,7 @@ def test_fda_control_refuted_with_a_tenth_of_the_noise(monkeypatch):
 
 
 def _inflated_auditor(monkeypatch, factor):
-    import dpverify.audit.claims as ac
+    import dpverify.selftest.claims.validity as ac
 
     real = ac.epsilon_lower_bound
     monkeypatch.setattr(ac, "epsilon_lower_bound",
@@ -120,7 +120,7 @@ def test_false_refutation_rate_refuted_for_an_overclaiming_auditor(monkeypatch):
 
 @pytest.mark.slow
 def test_tightness_eps01_refuted_for_a_blind_auditor(monkeypatch):
-    import dpverify.audit.claims as ac
+    import dpverify.selftest.claims.power as ac
 
     real = ac.epsilon_lower_bound
     monkeypatch.setattr(ac, "epsilon_lower_bound", lambda *a, **kw: dataclasses.replace(real(*a, **kw), epsilon=0.0))
@@ -145,7 +145,7 @@ def test_fp_audits_follow_the_sampler(monkeypatch):
 # ------------------------------------------------------------------ primitives
 
 def test_laplace_dp_refuted_with_half_the_scale(monkeypatch):
-    import dpverify.primitives.claims as P
+    import dpverify.survey.claims.laplace as P
 
     real = P.laplace_scale
     monkeypatch.setattr(P, "laplace_scale", lambda d, e: real(d, e) / 2)
@@ -153,7 +153,7 @@ def test_laplace_dp_refuted_with_half_the_scale(monkeypatch):
 
 
 def test_expmech_claims_refuted_without_the_factor_2(monkeypatch):
-    import dpverify.primitives.claims as P
+    import dpverify.survey.claims.exponential as P
 
     real = P.exponential_probabilities
     monkeypatch.setattr(P, "exponential_probabilities", lambda q, dq, e, factor=2.0: real(q, dq, e, factor=1.0))
@@ -182,7 +182,7 @@ def test_sequential_composition_refuted_if_the_accountant_ignores_the_budget(mon
 
 
 def test_sequential_composition_refuted_if_it_takes_the_max(monkeypatch):
-    import dpverify.primitives.claims as P
+    import dpverify.survey.claims.composition as P
 
     monkeypatch.setattr(P, "sequential_epsilon", lambda e: float(np.max(e)))
     assert verdict("primitives.sequential_composition") is R
@@ -215,9 +215,9 @@ def test_rr_counts_refuted_with_a_missing_privacy_row(monkeypatch):
 # ------------------------------------------------------------------ pca
 
 def _clear():
-    import dpverify.pca.claims as C
+    import dpverify.pca.grid as C
 
-    C._grid.cache_clear()
+    C.figure_grid.cache_clear()
 
 
 def test_adult_features_refuted_with_a_dropped_column(monkeypatch):
@@ -229,10 +229,10 @@ def test_adult_features_refuted_with_a_dropped_column(monkeypatch):
 
 
 def _mutated_grid(monkeypatch, change):
-    import dpverify.pca.claims as C
+    import dpverify.pca.grid as C
 
-    real = C._grid
-    monkeypatch.setattr(C, "_grid", lambda d, t: (change(real(d, t)[0]), real(d, t)[1]))
+    real = C.figure_grid
+    monkeypatch.setattr(C, "figure_grid", lambda d, t: (change(real(d, t)[0]), real(d, t)[1]))
 
 
 def test_pca_figure_claims_follow_the_numbers(monkeypatch):

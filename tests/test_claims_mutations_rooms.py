@@ -48,7 +48,7 @@ def test_krr_claim_fails_with_wrong_keep_probability(monkeypatch):
 
 
 def test_parallel_claim_fails_if_composition_adds(monkeypatch):
-    import dpverify.primitives.claims as pc
+    import dpverify.survey.claims.composition as pc
 
     monkeypatch.setattr(pc, "parallel_epsilon", lambda e: float(np.sum(e)))
     assert _verdict("primitives.parallel_composition") is Verdict.REFUTED
@@ -90,7 +90,7 @@ def test_exponential_bug_not_refuted_once_fixed(monkeypatch):
 
 
 def test_power_claim_fails_for_a_blind_auditor(monkeypatch):
-    import dpverify.audit.claims as ac
+    import dpverify.selftest.claims.power as ac
 
     real = ac.epsilon_lower_bound
     monkeypatch.setattr(ac, "epsilon_lower_bound",
@@ -108,31 +108,31 @@ def _swap_methods(rows, a, b):
 
 
 def test_fig34_compare_fails_if_methods_swapped(monkeypatch):
-    import dpverify.pca.claims as C
+    import dpverify.pca.grid as C
 
-    real = C._grid
-    monkeypatch.setattr(C, "_grid", lambda d, t: (_swap_methods(real(d, t)[0], "ppca-dp", "pca-ppdp"), real(d, t)[1]))
+    real = C.figure_grid
+    monkeypatch.setattr(C, "figure_grid", lambda d, t: (_swap_methods(real(d, t)[0], "ppca-dp", "pca-ppdp"), real(d, t)[1]))
     assert _verdict("pca.fig3_4_ppcadp_beats_baseline_mse") is Verdict.REFUTED
 
 
 def test_fig34_ppca_mse_fails_if_ppca_is_noisy(monkeypatch):
-    import dpverify.pca.claims as C
+    import dpverify.pca.grid as C
 
-    real = C._grid
+    real = C.figure_grid
 
     def noisy(d, t):
         rows, setup = real(d, t)
         return [dataclasses.replace(r, mse_mean=r.mse_mean * 1e3) if r.method == "ppca" else r for r in rows], setup
 
-    monkeypatch.setattr(C, "_grid", noisy)
+    monkeypatch.setattr(C, "figure_grid", noisy)
     assert _verdict("pca.fig3_4_ppca_mse") is Verdict.REFUTED
 
 
 def test_fig56_dp_svm_verdict_follows_the_data(monkeypatch):
     """The paper's statement is refuted on our data; on data where it is true the check says holds."""
-    import dpverify.pca.claims as C
+    import dpverify.pca.grid as C
 
-    real = C._grid
+    real = C.figure_grid
 
     def as_paper(d, t):
         rows, setup = real(d, t)
@@ -144,7 +144,7 @@ def test_fig56_dp_svm_verdict_follows_the_data(monkeypatch):
             out.append(r)
         return out, setup
 
-    monkeypatch.setattr(C, "_grid", as_paper)
+    monkeypatch.setattr(C, "figure_grid", as_paper)
     assert _verdict("pca.fig5_6_dp_svm") is Verdict.HOLDS
 
 

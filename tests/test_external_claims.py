@@ -12,6 +12,7 @@ import pytest
 from dpverify.claims import Outcome, Source, Verdict, claim, run_claims, unregister
 from dpverify.claims import registry
 from dpverify.cli import main
+from dpverify.rooms import room, rooms
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,9 +43,9 @@ def _write(folder: Path, name: str, text: str) -> Path:
 @pytest.fixture
 def cleanup(tmp_path):
     """Forget the claims and the modules a test loaded (the files' basenames recur across tests)."""
-    before = set(registry._REGISTRY)
+    before = set(registry.snapshot())
     yield
-    for cid in set(registry._REGISTRY) - before:
+    for cid in set(registry.snapshot()) - before:
         unregister(cid)
     for name, mod in list(sys.modules.items()):
         if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
@@ -137,7 +138,7 @@ def test_bad_registration_names_the_claim(kwargs, match):
     with pytest.raises(ValueError, match=match) as info:
         claim(cid, **args)(lambda thorough=False: Outcome(Verdict.HOLDS))
     assert cid in str(info.value)
-    assert cid not in registry._REGISTRY
+    assert cid not in registry.snapshot()
 
 
 def test_check_that_does_not_return_an_outcome(cleanup):
@@ -192,10 +193,14 @@ def test_installed_room_through_entry_point(tmp_path, monkeypatch, cleanup):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: zzinst-room\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[dpverify.rooms]\nzzinst = zzinst_room\n")
     monkeypatch.syspath_prepend(str(site))
-    assert registry.installed_rooms()["zzinst"] == "zzinst_room"
-    claims = registry.load_installed_rooms()
-    assert {c.id for c in claims} >= {"zzinst.sum", "zzinst.product", "zzinst.square"}
-    assert all(r.as_expected for r in run_claims([c for c in claims if c.id.startswith("zzinst.")]))
+    try:
+        assert room("zzinst", refresh=True).package == "zzinst_room"
+        claims = registry.load_room(room("zzinst"))
+        assert {c.id for c in claims} >= {"zzinst.sum", "zzinst.product", "zzinst.square"}
+        assert all(r.as_expected for r in run_claims([c for c in claims if c.id.startswith("zzinst.")]))
+    finally:
+        monkeypatch.undo()
+        rooms(refresh=True)
 
 
 def test_installed_room_must_keep_to_its_name(tmp_path, monkeypatch, cleanup):
@@ -207,7 +212,11 @@ def test_installed_room_must_keep_to_its_name(tmp_path, monkeypatch, cleanup):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: zzwrong-room\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[dpverify.rooms]\nzzwrong = zzwrong_room\n")
     monkeypatch.syspath_prepend(str(site))
-    claims = registry.load_installed_rooms()
+    try:
+        claims = registry.load_room(room("zzwrong", refresh=True))
+    finally:
+        monkeypatch.undo()
+        rooms(refresh=True)
     fail = [c for c in claims if c.id == "zzwrong.import:zzwrong_room"]
     assert fail, [c.id for c in claims]
     (r,) = run_claims(fail)
@@ -220,8 +229,9 @@ def test_a_file_does_not_import_the_shipped_rooms(tmp_path):
     code = (
         "import sys, json\nfrom dpverify.cli import main\n"
         f"rc = main(['verify', {str(tmp_path / 'claims_cheap.py')!r}, '--json'])\n"
-        "rooms = sorted(m for m in sys.modules if m.split('.')[:2] in (['dpverify','rr'], ['dpverify','pca'], "
-        "['dpverify','continual'], ['dpverify','primitives'], ['dpverify','audit']))\n"
+        "from dpverify.rooms import rooms as found\n"
+        "names = {r.name for r in found()} | {'audit'}\n"
+        "rooms = sorted(m for m in sys.modules if m.startswith('dpverify.') and m.split('.')[1] in names)\n"
         "print(json.dumps({'rc': rc, 'rooms': rooms, 'sympy': 'sympy' in sys.modules}), file=sys.stderr)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -233,9 +243,9 @@ def test_a_file_does_not_import_the_shipped_rooms(tmp_path):
 def fresh_example():
     """Leave no trace: the example's claims and modules are imported afresh later (pytest examples/)."""
     folder = ROOT / "examples" / "gaussian_mechanism"
-    before = set(registry._REGISTRY)
+    before = set(registry.snapshot())
     yield folder
-    for cid in set(registry._REGISTRY) - before:
+    for cid in set(registry.snapshot()) - before:
         unregister(cid)
     for name, mod in list(sys.modules.items()):
         if str(getattr(mod, "__file__", "") or "").startswith(str(folder)):

@@ -52,8 +52,8 @@ SKIP_MODULES = ("dpverify.__main__", "dpverify.cli", "dpverify.proofdocs")
 
 #: Modules hardened for issue 10 by their owner: the default run requires 0 failures here.
 OWNED = (
-    "dpverify.audit.ldp",
-    "dpverify.audit.exact",
+    "dpverify.audit.exact.ldp",
+    "dpverify.audit.exact.divergence",
     "dpverify.primitives.additive",
     "dpverify.primitives.composition",
     "dpverify.primitives.exponential",
@@ -73,8 +73,8 @@ OWNED = (
     "dpverify.claims.evidence",
     "dpverify.audit.floating_point",
     "dpverify.audit.intervals",
-    "dpverify.audit.suite.exact",
-    "dpverify.audit.suite.oracle",
+    "dpverify.audit.ideal.laws",
+    "dpverify.audit.ideal.oracle",
     "dpverify.audit.renyi",
     "dpverify.continual.alg5",
     "dpverify.continual.api",
@@ -149,7 +149,7 @@ DEFAULTS = {
 
 def _suite_law():
     from dpverify.audit.suite import TruncatedGeometric
-    from dpverify.audit.suite.exact import exact_law
+    from dpverify.audit.ideal.laws import exact_law
 
     m = TruncatedGeometric(0.1)
     out, p = exact_law(m, [2])
@@ -187,9 +187,9 @@ OVERRIDES = {
     "dpverify.pca.ppca.check_k": {"k": 1, "p": 3},
     "dpverify.pca.thm3.feature2_law": {"X": __import__("dpverify.pca.thm3", fromlist=["x"]).gaussian_pair()[0]},
     "dpverify.pca.ppca_dp.paper_sensitivity": {"k": 1, "p": 3},
-    "dpverify.audit.exact.hockey_stick": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilon": 0.5},
-    "dpverify.audit.exact.privacy_curve": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilons": [0.0, 0.5]},
-    "dpverify.audit.ldp.ldp_delta_curve": {"P": [[0.75, 0.25], [0.25, 0.75]], "epsilons": [0.0, 1.0]},
+    "dpverify.audit.exact.divergence.hockey_stick": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilon": 0.5},
+    "dpverify.audit.exact.divergence.privacy_curve": {"p": [0.5, 0.5], "q": [0.25, 0.75], "epsilons": [0.0, 0.5]},
+    "dpverify.audit.exact.ldp.ldp_delta_curve": {"P": [[0.75, 0.25], [0.25, 0.75]], "epsilons": [0.0, 1.0]},
     "dpverify.primitives.composition.Accountant": {"budget": 1.0},
     "dpverify.primitives.composition.product_law": None,  # *laws only: covered by its own tests
     "dpverify.claims.evidence.to_jsonable": {"value": {"a": [1, 2.5], "b": np.arange(3)}},
@@ -223,12 +223,12 @@ OVERRIDES = {
     "dpverify.continual.symbolic.popcount_prefix_sum_digits": {"exponents": [3, 1]},
     "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
-    "dpverify.audit.suite.exact.exact_law": {
+    "dpverify.audit.ideal.laws.exact_law": {
         "mechanism": __import__("dpverify.audit.suite", fromlist=["x"]).SVT1(0.1), "data": [1.0, 0.0, 1.0]},
-    "dpverify.audit.suite.oracle.sampler_pvalue": _suite_law(),
-    "dpverify.audit.suite.oracle.reach_probability": {
+    "dpverify.audit.ideal.oracle.sampler_pvalue": _suite_law(),
+    "dpverify.audit.ideal.oracle.reach_probability": {
         "p_event": 0.5, "q_event": 0.4, "n": 1000, "confidence": 0.9, "target": 0.1},
-    "dpverify.audit.suite.oracle.EventBound": {
+    "dpverify.audit.ideal.oracle.EventBound": {
         "epsilon": 0.5, "direction": "p>q", "event": (0, 2), "event2": (1,), "p_event": 0.6, "q_event": 0.3,
         "k_p": 600, "k_q": 300, "trials": 1000, "level": 0.05},
     "dpverify.audit.renyi.rdp_delta_curve": {"alpha": 2.0, "epsilon": 1.0},
@@ -611,7 +611,7 @@ def test_harness_sees_every_callable():
     allc = public_callables()
     assert len(allc) > 150
     quals = {f"{m}.{n}" for m, n, _ in allc}
-    assert {"dpverify.audit.ldp.check_ldp", "dpverify.primitives.sampling.discrete_laplace",
+    assert {"dpverify.audit.exact.ldp.check_ldp", "dpverify.primitives.sampling.discrete_laplace",
             "dpverify.continual.api.release"} <= quals
 
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.proofdocs import Block, all_documents, check_quote, parse_blocks, run_document
+from dpverify.proofdocs import Block, all_documents, check_quote, document_name, parse_blocks, run_document
+from dpverify.rooms import proof_path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = all_documents(ROOT)
@@ -16,13 +17,18 @@ def test_proof_document_runs(doc):
 
 
 def test_there_are_proof_documents():
-    assert DOCS, "no proof documents found under proofs/"
+    assert DOCS, "no proof documents found under dpverify/*/proofs/"
+
+
+def test_every_document_is_found_by_its_name():
+    """``"<room>/<file>.md"`` resolves (:func:`dpverify.rooms.proof_path`) to the document of that name."""
+    assert [proof_path(document_name(d)) for d in DOCS] == [d.resolve() for d in DOCS]
 
 
 def test_every_claim_proof_exists():
     from dpverify.claims import all_claims
 
-    missing = [(c.id, c.proof) for c in all_claims() if c.proof and not (ROOT / "proofs" / c.proof).is_file()]
+    missing = [(c.id, c.proof) for c in all_claims() if c.proof and proof_path(c.proof) is None]
     assert not missing, f"claims point at missing proof documents: {missing}"
 
 
@@ -64,7 +70,7 @@ def test_proof_links_are_complete():
 
     marks = proven_references(ROOT)
     assert marks, "no function carries a proven(...) marker"
-    missing = [(f, fn, d) for f, fn, d in marks if not (ROOT / d).is_file()]
+    missing = [(f, fn, d) for f, fn, d in marks if proof_path(d) is None]
     assert not missing, f"proven() names documents that do not exist: {missing}"
 
     quoted = set()
@@ -76,39 +82,39 @@ def test_proof_links_are_complete():
     unquoted = [x for x in labelled_lines_all(ROOT) if x not in quoted]
     assert not unquoted, f"labelled lines quoted by no proof (quote them or remove the stale label): {unquoted}"
 
-    cited = {f"proofs/{c.proof}" for c in all_claims() if c.proof} | {d for _, _, d in marks}
-    uncited = [str(d.relative_to(ROOT)) for d in DOCS if str(d.relative_to(ROOT)) not in cited]
+    cited = {c.proof for c in all_claims() if c.proof} | {d for _, _, d in marks}
+    uncited = [document_name(d) for d in DOCS if document_name(d) not in cited]
     assert not uncited, f"proof documents cited by no claim and no proven() function: {uncited}"
 
 
 def test_proven_marker_and_its_checks(tmp_path):
     from dpverify.proofdocs import proven, proven_references
 
-    @proven("proofs/a/x.md")
-    @proven("proofs/a/y.md")
+    @proven("a/x.md")
+    @proven("a/y.md")
     def f():
         return 1
 
-    assert f() == 1 and f.__proofs__ == ("proofs/a/y.md", "proofs/a/x.md")
-    for bad in ((), ("a/x.md",), ("proofs/a/x.txt",), (3,)):
+    assert f() == 1 and f.__proofs__ == ("a/y.md", "a/x.md")
+    for bad in ((), ("x.md",), ("a/x.txt",), ("a/b/x.md",), (3,)):
         with pytest.raises(ValueError):
             proven(*bad)
     (tmp_path / "dpverify").mkdir()
-    (tmp_path / "dpverify" / "m.py").write_text('@proven("proofs/z.md")\ndef g():\n    pass\n')
-    assert proven_references(tmp_path) == [("dpverify/m.py", "g", "proofs/z.md")]
+    (tmp_path / "dpverify" / "m.py").write_text('@proven("z/y.md")\ndef g():\n    pass\n')
+    assert proven_references(tmp_path) == [("dpverify/m.py", "g", "z/y.md")]
 
 
 def test_shipped_room_functions_carry_their_proofs():
     from dpverify.audit.exact import hockey_stick
     from dpverify.primitives.sampling import discrete_laplace
 
-    assert "proofs/audit/hockey_stick.md" in hockey_stick.__proofs__
-    assert "proofs/primitives/discrete_laplace_sampler.md" in discrete_laplace.__proofs__
+    assert "audit/hockey_stick.md" in hockey_stick.__proofs__
+    assert "primitives/discrete_laplace_sampler.md" in discrete_laplace.__proofs__
 
 
 @pytest.mark.slow
 def test_wheel_ships_the_proofs(tmp_path):
-    """``pip wheel .`` puts proofs/ inside the package (dpverify/_proofs), for ``dpverify report``."""
+    """``pip wheel .`` ships every room's proofs/ as package data, for ``dpverify report``."""
     import subprocess
     import sys
     import zipfile
@@ -118,5 +124,5 @@ def test_wheel_ships_the_proofs(tmp_path):
     (whl,) = tmp_path.glob("dpverify-*.whl")
     names = set(zipfile.ZipFile(whl).namelist())
     for doc in DOCS:
-        assert f"dpverify/_proofs/{doc.relative_to(ROOT / 'proofs')}" in names, doc
+        assert doc.relative_to(ROOT).as_posix() in names, doc
     assert any(n.endswith("entry_points.txt") for n in names)

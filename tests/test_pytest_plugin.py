@@ -40,22 +40,24 @@ def _restore_registry():
     """In-process runs register the files' claims in this process: forget them afterwards."""
     from dpverify.claims import registry
 
-    saved, sources = dict(registry._REGISTRY), dict(registry._SOURCES)
+    saved = registry.snapshot()
     yield
-    registry._REGISTRY.clear()
-    registry._REGISTRY.update(saved)
-    registry._SOURCES.clear()
-    registry._SOURCES.update(sources)
+    for cid in set(registry.snapshot()) - set(saved):
+        registry.unregister(cid)
+    for c in saved.values():  # a claim another file replaced comes back
+        if registry.snapshot().get(c.id) is not c:
+            registry.unregister(c.id)
+            registry.register(c)
 
 
 def _run(pytester, *args):
     from dpverify.claims import registry
 
-    before = set(registry._REGISTRY)
+    before = set(registry.snapshot())
     try:
         return pytester.runpytest_inprocess(*ARGS, *args)
     finally:  # each run is a fresh session: its files are new files
-        for cid in set(registry._REGISTRY) - before:
+        for cid in set(registry.snapshot()) - before:
             registry.unregister(cid)
 
 

@@ -1,10 +1,17 @@
-"""Audit: exact checkers for finite mechanisms and the statistical auditor."""
+"""Audit: exact checkers for finite mechanisms and the statistical auditor.
 
-from dpverify.audit.exact import hockey_stick, max_privacy_loss, privacy_curve
+Its subjects are folders: :mod:`dpverify.audit.exact` (finite-mechanism checkers),
+:mod:`dpverify.audit.ideal` (exact laws of the benchmark mechanisms, the ideal auditor's bound, reach
+probability), :mod:`dpverify.audit.suite` (the benchmark mechanisms) and the statistical engine,
+whose modules sit here (``api``: :func:`audit`; ``statistical``: :func:`epsilon_lower_bound`;
+``screening``, ``search``, ``chunks``, ``events``, ``classifiers``, ``projections``, ``sequential``,
+``intervals``, ``curves``, ``renyi``, ``report``, ``result``, ``dask_backend``).
+"""
+
+from dpverify.audit.exact import (DEFINITIONS, LDPResult, check_ldp, hockey_stick, ldp, ldp_delta_curve, ldp_epsilon,
+                                  max_privacy_loss, privacy_curve)
 
 __all__ = ["hockey_stick", "max_privacy_loss", "privacy_curve"]
-
-from dpverify.audit.ldp import DEFINITIONS, LDPResult, check_ldp, ldp_delta_curve, ldp_epsilon  # noqa: E402
 
 __all__ += ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 

@@ -9,26 +9,26 @@ sequentially.
    and their events are chosen on one half of the sample and scored on the other (two-fold
    cross-fitting) by the bound they promise.  Rounds of equal cost keep the best quarter of the
    pairs, with more draws each, down to two finalists.  Each pair's round is one job with its own
-   seed (:class:`~dpverify.audit.screening._ScreenJob`), run on the executor when one is given.
+   seed (:class:`~dpverify.audit.screening.ScreenJob`), run on the executor when one is given.
 2. **Quick check.**  The first screened candidate that promises a refutation at the quick check's
    size — or else the screening winner — is estimated on a small fresh sample at level 0.05·α: a
    grossly broken mechanism is refuted here, after the first pair's screening draws.
 3. **Final audit** of the winning pair on fresh samples — the rest of its inputs' budgets, which is
-   per input (:func:`~dpverify.audit.search._distinct_inputs`): the draws made at the other pairs' inputs do not reduce
-   it.  A learned statistic is retrained (the screened kind — a logistic model gives its full and
-   sparse variants; with ``statistic="classifier"`` gradient-boosted trees too — the best on held-out
-   draws) and its event is
-   selected on a selection sample; a fixed statistic (raw output, pattern code, sum, sign count,
-   coordinate) keeps its event chosen on all of the pair's last screening draws, so the whole rest
-   of the budget is estimation.  The event is estimated in stages with error spending
+   per input (:func:`~dpverify.audit.search.distinct_inputs`): the draws made at the other pairs'
+   inputs do not reduce it.  A learned statistic is retrained (the screened kind — a logistic model
+   gives its full and sparse variants; with ``statistic="classifier"`` gradient-boosted trees too —
+   the best on held-out draws) and its event is selected on a selection sample; a fixed statistic
+   (raw output, pattern code, sum, sign count, coordinate) keeps its event chosen on all of the
+   pair's last screening draws, so the whole rest of the budget is estimation.  The event is estimated in stages with error spending
    (:mod:`dpverify.audit.sequential`), stopping at the first refutation — or, with
    ``stop_early=False``, in one test at the whole remaining level.  At δ = 0 the selection may choose
    the conditional Poisson test (Poisson draw counts, one bound on the ratio instead of two
    Bonferroni bounds; ``proofs/audit/auditor_validity.md``, step 7).
 
-Every test uses samples drawn after everything it depends on was fixed, and the levels sum to
-α = 1 − confidence, so the reported bound (the largest over the tests made) exceeds the true ε
-with probability ≤ α (``proofs/audit/selection.md``).
+The plan (candidates, budget shares, seed streams) is :mod:`dpverify.audit.plan`; the steps are the
+methods of :class:`~dpverify.audit.stages.AuditRun`.  Every test uses samples drawn after everything
+it depends on was fixed, and the levels sum to α = 1 − confidence, so the reported bound (the
+largest over the tests made) exceeds the true ε with probability ≤ α (``proofs/audit/selection.md``).
 
 Example
 -------
@@ -42,87 +42,17 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from dpverify.validation import as_generator, check_confidence, check_delta, check_epsilon, check_positive_int
-from dpverify.audit.classifiers import LogLikelihoodRatio
-from dpverify.audit.events import PatternCode
-from dpverify.audit.projections import CoordinateSum, Projection, SignCount, StateCounts
-from dpverify.audit.report import AuditReport, Stage
-from dpverify.audit.sequential import stage_plan
-from dpverify.audit.screening import (_KIND, _ScreenJob, _apply, _fitted, _min_count, _schedule, _score,
-                                      _stat_candidates, _tests)
-from dpverify.audit.chunks import _ChunkJob, _Progress
-from dpverify.audit.search import _distinct_inputs, _pairs
-from dpverify.audit.statistical import count_selection, estimate, estimate_each, select_event
+from dpverify.validation import check_confidence, check_delta, check_epsilon, check_positive_int
+from dpverify.audit.plan import make_plan
+from dpverify.audit.report import AuditReport
+from dpverify.audit.stages import AuditRun
+from dpverify.mechanisms.convert import audited
 from dpverify.proofdocs import proven
 
 __all__ = ["STATISTICS", "audit"]
 
 STATISTICS = ("auto", "classifier", "pattern", "offgrid")
 MAX_SAMPLES = 10**10
-_SCREEN_SHARE = 0.35  # of the budget, over all candidate pairs and rounds (≈ equal cost per round)
-_QUICK_SHARE = 0.01  # the quick check's sample, as a share of the budget
-_QUICK_ALPHA = 0.05  # the quick check's share of α
-_SEL_SHARE = 0.3  # of the final pair's budget, for training and selection
-_SEL_SHARE_FIXED = 0.15  # selection draws of a fixed statistic (its screening values count towards it)
-_TRAIN_MAX = 200_000
-_MIN_COUNT_CAP = 400  # the most draws the final selection requires of an event (rarer events stay choosable
-# on large samples; measured: without the cap LaplaceParallel's sign count at 400k draws 0.38, with it 0.49)
-# A final stage also tests a "safe" event — chosen on the same selection draws with their noise
-# weighted _SAFE_PENALTY times, so a large event — at _SAFE_SHARE of the stage's level, the chosen
-# event taking the rest.  A tail event that looked lucky on the selection draws then costs the
-# bound little.  Measured with the pair searched, 10^6 draws, 90 %, seeds 1000–1039: Laplace(0.1)
-# mean 0.0943 → 0.0967 and minimum 0.0124 → 0.0929 (seed 1001 had chosen a tail of 0.3 % of the
-# draws; now 0.0981); OneTimeRappor mean 0.6349 → 0.6605, minimum 0.4431 → 0.4960.
-_SAFE_PENALTY = 8.0
-_SAFE_SHARE = 0.1
-# rows per chunk of the final audit's draws: measured on SVT34Parallel's 20-wide outputs with its
-# logistic score, 2^17 rows cost 1.38 µs a draw against 1.72 µs at 2^19 (the chunk stays in cache)
-_CHUNK = 1 << 17
-
-
-_FIXED = (CoordinateSum, LogLikelihoodRatio, PatternCode, Projection, SignCount, StateCounts)
-
-
-def _same_events(a, b) -> bool:
-    """Two selections with the same events in the same direction (then one test suffices)."""
-    return a.choice == b.choice and len(a.events) == len(b.events) and all(
-        e.same_as(f) for e, f in zip(a.events, b.events))
-
-
-def _same(a, b) -> bool:
-    """The same statistic: the same object, or equal by value (pattern codes, projections, identity)."""
-    if a is b:
-        return True
-    try:
-        return type(a) is type(b) and type(a).__eq__ is not object.__eq__ and bool(a == b)
-    except (TypeError, ValueError):
-        return False
-
-
-def _width(executor) -> int:
-    """Screening jobs kept in flight on ``executor``: twice its workers (a process pool's, a dask
-    cluster's), at least 4.
-
-    >>> from concurrent.futures import ThreadPoolExecutor
-    >>> with ThreadPoolExecutor(3) as ex:
-    ...     _width(ex), _width(None)
-    (6, 4)
-    """
-    n = getattr(executor, "_max_workers", None)
-    client = getattr(executor, "client", executor)
-    if n is None and hasattr(client, "scheduler_info"):
-        try:
-            n = len(client.scheduler_info().get("workers", {}))
-        except Exception:  # a client that cannot say: the default
-            n = None
-    return max(4, 2 * int(n or 2))
-
-
-def _train(mechanism, kind, pair, n, entropy, key, g):
-    outs = [_ChunkJob(mechanism, pair[i], n, entropy, (*key, i), None).outputs() for i in (0, 1)]
-    return _fitted(kind, outs[0], outs[1], g)
 
 
 @proven("proofs/audit/selection.md")
@@ -167,6 +97,28 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     (True, 'refuted')
     """
     t_start = time.monotonic()
+    claimed, delta, samples, conf = _checked(mechanism, epsilon=epsilon, delta=delta, samples=samples,
+                                             confidence=confidence, statistic=statistic, force=force,
+                                             executor=executor)
+    mechanism = audited(mechanism, epsilon=claimed, delta=delta)  # one protocol for every entry point
+    plan = make_plan(mechanism, pairs, samples=samples, rng=rng, statistic=statistic, stop_early=stop_early)
+    run = AuditRun(mechanism, plan, claimed=claimed, delta=delta, alpha=1.0 - conf, statistic=statistic,
+                   stop_early=stop_early, executor=executor, progress=progress)
+    best, stopped = run.screen()
+    p_best = best.index if best is not None else 0
+    if best is not None and not run.quick_done and plan.n_quick:  # unless made during screening
+        stopped = run.quick(best)
+    if not stopped:
+        run.final(p_best, best)
+    used = int(run.drawn.max())  # the most draws at any one input (at most, where a count was Poisson)
+    return AuditReport.from_stages(run.stages, pair=plan.pairs[p_best], claimed=claimed, delta=delta,
+                                   confidence=conf, samples=samples, samples_used=used, seed=plan.seed,
+                                   entropy=plan.entropy, seconds=time.monotonic() - t_start,
+                                   screened=tuple(run.screened), pairs=plan.pairs)
+
+
+def _checked(mechanism, *, epsilon, delta, samples, confidence, statistic, force, executor):
+    """The audit's arguments, validated: (ε, δ, samples, confidence)."""
     claimed = check_epsilon(epsilon)
     delta = check_delta(delta)
     samples = check_positive_int(samples, "samples")
@@ -181,205 +133,4 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         raise TypeError(f"mechanism must be callable mechanism(data, rng, n) or have .sample, got {type(mechanism).__name__}")
     if executor is not None and not hasattr(executor, "submit"):
         raise TypeError(f"executor must have a submit() method, got {type(executor).__name__}")
-    seed = rng if isinstance(rng, (int, np.integer)) else None
-    g = as_generator(rng)
-    entropy = int(g.integers(0, 2**63 - 1))
-    alpha = 1.0 - conf
-    cand = _pairs(mechanism, pairs, g)
-    schedule = _schedule(len(cand))
-    rounds = len(schedule)
-    screening = len(cand) > 1 or statistic == "auto"
-    n_screen = max(500, int(_SCREEN_SHARE * samples / len(cand) / rounds)) if screening else 0
-    # a screened event must promise ≥ 100 draws in a sample of n_small (the quick check's size, kept
-    # as the yardstick when no quick check is made): tiny events that were lucky on a fold are not chosen
-    n_small = max(500, int(_QUICK_SHARE * samples))
-    n_quick = n_small if screening and stop_early else 0
-    # the budget is per input: no input is drawn more than ``samples`` times.  Screening spends
-    # _SCREEN_SHARE of it over all pairs and rounds; the winner's inputs then get the rest of their
-    # budget for the final audit.  Planned here (for the scores' yardstick), settled after screening
-    # from the draws actually made.
-    inputs, ix = _distinct_inputs(cand)
-    drawn = np.zeros(len(inputs), dtype=np.int64)  # draws made at each distinct input
-    per_round = [n_screen] + [max(500, int(_SCREEN_SHARE * samples / rounds / k)) for k in schedule[1:]]
-    n_final = max(2000, samples - (sum(per_round) if screening else 0) - n_quick)
-    prog = _Progress(progress, 2 * (sum(k * n for k, n in zip(schedule, per_round)) if screening else 0)
-                     + 2 * (n_quick + n_final))
-    n_sel = max(500, int(_SEL_SHARE * n_final))
-    n_est = n_final - n_sel
-
-    stages, stopped, quick_done = [], False, False
-    alpha_rest = alpha
-
-    def record(name, kind, sel, est, n, level):
-        stages.append(Stage(kind, name, sel.events, sel.choice, n, level, est.k_p, est.k_q, est.trials, est.p_lower,
-                            est.q_upper, est.eps_lb, test=est.test, trials_q=est.trials_q))
-        return est.eps_lb > claimed
-
-    def quick(candidate):
-        """The quick check of a screening winner on fresh samples, at level 0.05·α (spent once)."""
-        nonlocal alpha_rest, quick_done
-        _, _, p, name, stat, sel = candidate[:6]
-        a_q = _QUICK_ALPHA * alpha
-        alpha_rest = alpha - a_q  # proof: quick-alpha
-        quick_done = True  # one quick check per audit: its level is spent once
-        est = estimate(mechanism, cand[p], sel, n_quick, entropy, stat, alpha=a_q, delta=delta, key=(11,), prog=prog,
-                       chunk_size=_CHUNK, executor=executor)
-        np.add.at(drawn, list(ix[p]), n_quick)  # at most n_quick each (Poisson counts are capped)
-        return record(name, "quick check", sel, est, n_quick, a_q) and stop_early
-
-    # ---- 1. screening by successive elimination (``_schedule``): every round on its own fresh
-    # samples and at the same cost, the best quarter of the pairs go on with more draws each; each
-    # pair's statistic and event are scored on draws that did not choose them.  The first candidate
-    # that promises a refutation at the quick check's size is checked at once.
-    screened, best, history = [], None, {}
-    alive, n_r, r = list(range(len(cand))), n_screen, 0
-    width = _width(executor)
-    while n_screen and alive:
-        # each pair its own draws, even of an input it shares with other pairs: pairs compared on one
-        # sample of their common input would rise and fall together, and a round could drop them all
-        # on one unlucky sample (the shared input's draws all count against its budget).  Measured at
-        # 10^7, seeds 0–9, with draws shared per input and round: the final audits got 86 % of the
-        # budget instead of 69–86 %, yet weak pairs won screening — mean bound SVT1 0.083 → 0.072,
-        # SVT2 0.086 → 0.065, SVT4 0.162 → 0.139 (ReportNoisyMax1 0.0919 → 0.0927).  Every pair
-        # is one job (seeded by its key alone), run here or on the executor, consumed in pair order.
-        jobs = [_ScreenJob(mechanism, statistic, cand[p], n_r, entropy, (10, r, p), n_est=n_est, n_quick=n_quick,
-                           alpha=alpha, delta=delta, n_small=n_small) for p in alive]
-        futures: dict = {}
-
-        def result(j):
-            """Job j's result; on an executor, the next ``width`` jobs are kept in flight (not the whole
-            round: a quick check that refutes then waits behind a few jobs, not all of them)."""
-            if executor is None:
-                return jobs[j]()
-            for k in range(j, min(len(jobs), j + width)):
-                if k not in futures:
-                    futures[k] = executor.submit(jobs[k])
-            return futures.pop(j).result()
-
-        results = []
-        for j, p in enumerate(alive):
-            res = result(j)
-            for i in (0, 1):
-                drawn[ix[p][i]] += n_r
-            prog.add(2 * n_r)
-            screened.append((r, p, res.name, res.score))
-            # the chosen statistic's values on this round's draws (all of them: both folds)
-            history.setdefault(p, []).append((res.name, res.statistic, list(res.values)))
-            results.append((res.score, res.score_quick, p, res.name, res.statistic, res.selection))
-            if n_quick and not quick_done and res.score_quick > claimed and quick(results[-1]):
-                stopped = True  # refuted after this pair's screening draws: nothing else is used
-                for f in futures.values():  # jobs in flight (their draws are not used, nor counted)
-                    f.cancel()
-                break
-        if stopped:
-            best = results[-1]
-            break
-        results.sort(key=lambda x: -x[0])
-        best = results[0]
-        if len(alive) <= 2:  # the last round compares the two finalists
-            break
-        keep = []
-        for res in results:
-            if res[2] not in keep:
-                keep.append(res[2])
-        r += 1
-        alive = keep[: schedule[r]]
-        n_r = max(500, int(_SCREEN_SHARE * samples / rounds / len(alive)))
-    p_best = best[2] if best else 0
-    pair = cand[p_best]
-
-    # ---- 2. quick check of the screening winner on fresh samples (unless made during screening)
-    if best is not None and not quick_done and n_quick:
-        stopped = quick(best)
-
-    # ---- 3. final audit of the chosen pair: (re)train, select, estimate in stages, on the rest of its
-    # inputs' budgets
-    if not stopped:
-        i0, i1 = ix[p_best]
-        # a pair of two equal inputs draws the final audit twice at that one input
-        n_final = max(2000, (samples - int(drawn[i0])) // 2 if i0 == i1 else samples - int(drawn[[i0, i1]].max()))
-        prog.total = prog.done[0] + 2 * n_final
-        n_sel = max(500, int(_SEL_SHARE * n_final))
-        n_est = n_final - n_sel
-        fixed = best is not None and statistic == "auto" and (best[4] is None or isinstance(best[4], _FIXED))
-        sel = None
-        if fixed:  # the screened statistic as it was fitted, its event chosen on the winner's screening values
-            # (every round whose statistic was the same), topped up with fresh selection draws to
-            # _SEL_SHARE_FIXED of the final budget; no training
-            n_probe, options = 0, [(best[3], best[4])]
-            rounds_same = [h[2] for h in history[p_best] if h[0] == best[3] and _same(h[1], best[4])]
-            values = [np.concatenate([v[i] for v in rounds_same]) for i in (0, 1)]
-            n_sel = max(0, int(_SEL_SHARE_FIXED * n_final) - len(values[0]))
-            n_est = n_final - n_sel
-            if n_sel:
-                fresh = [_ChunkJob(mechanism, pair[i], n_sel, entropy, (23, i), None).outputs() for i in (0, 1)]
-                prog.add(2 * n_sel)
-                values = [np.concatenate([values[i], _apply(best[4], fresh[i])]) for i in (0, 1)]
-            # the screening's minimum-count rule, scaled to these values (ranking only)
-            sel = _score(best[4], values, n_est, alpha_rest, delta, n_check=n_small // 2, cap=_MIN_COUNT_CAP)  # proof: screened-event
-            safe = _score(best[4], values, n_est, alpha_rest, delta, n_check=n_small // 2, cap=_MIN_COUNT_CAP,
-                          penalty=_SAFE_PENALTY, tests=(sel.test,))
-        else:
-            n_probe = min(n_sel // 4, 20_000)
-            probe = [_ChunkJob(mechanism, pair[i], n_probe, entropy, (20, i), None).outputs() for i in (0, 1)]
-            prog.add(2 * n_probe)
-            options = _stat_candidates(statistic, mechanism, pair, probe, final=True)
-            if best is not None and statistic == "auto":
-                # the screened kind only (trees too when statistic="classifier").  Measured at 10^7,
-                # seed 0: with trees as the logistic's rival no mechanism of the suite chose them, yet
-                # their training and held-out draws cost SVT34Parallel 6 s (64 s → 58 s, bound 0.261 →
-                # 0.283); where trees did win (SVT34Parallel with half the screening training
-                # draws) the bound was 0.099 and applying them to every draw took the audit to 145 s
-                kept = [o for o in options if o[0] == _KIND.get(best[3], best[3])]
-                # the probe may not offer the screened kind (a classifier screened on many patterns, a
-                # probe showing few): then every candidate the probe offers is tried
-                options = kept or options
-        used = n_probe  # selection draws spent before the event counts
-        if any(isinstance(s, str) for _, s in options):
-            n_train = min(_TRAIN_MAX, n_sel // 5)  # per trained model
-            n_hold = min(50_000, n_train // 4)
-            trained = []
-            for j, (name, kind) in enumerate(options):
-                if not isinstance(kind, str):
-                    trained.append((name, kind))
-                    continue
-                trained += _train(mechanism, kind, pair, n_train, entropy, (21, j), g)
-                prog.add(2 * n_train)
-                used += n_train
-            if len(trained) > 1:  # choose on held-out draws (fresh, key 22)
-                hold = [_ChunkJob(mechanism, pair[i], n_hold, entropy, (22, i), None).outputs() for i in (0, 1)]
-                scores = [_score(s, [_apply(s, h) for h in hold], n_est, alpha, delta).score for _, s in trained]
-                trained = [trained[int(np.argmax(scores))]]
-                prog.add(2 * n_hold)
-                used += n_hold
-            options = trained
-        name, stat = options[0]
-        if sel is None:
-            binner, counts = count_selection(mechanism, pair, n_sel - used, entropy, stat, key=(23,), prog=prog,
-                                             chunk_size=_CHUNK, executor=executor)
-            min_count = _min_count(int(counts[0].sum()), n_small // 2, _MIN_COUNT_CAP)  # the screening's rule, at this size
-            sel = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta, confirm=True,
-                               tests=_tests(delta), min_count=min_count)
-            safe = select_event(binner, counts, n_est=n_est, alpha=alpha_rest, delta=delta, confirm=True,
-                                tests=(sel.test,), min_count=min_count, penalty=_SAFE_PENALTY)
-        # stages with error spending when the audit may stop at a refutation; one test at the whole
-        # level when it may not (stop_early=False), since early stages could then only cost confidence
-        plan = stage_plan(n_est, alpha_rest) if stop_early else [(n_est, alpha_rest)]  # proof: one-stage
-        # the chosen event and, when it differs, the safe one (_SAFE_PENALTY), on the same draws
-        sels = (sel,) if _same_events(sel, safe) or safe.test != sel.test else (sel, safe)
-        spent = n_sel  # the final audit's draws at each input (Poisson-drawn counts: their caps)
-        for k, (m, a_k) in enumerate(plan):
-            levels = (a_k,) if len(sels) == 1 else ((1 - _SAFE_SHARE) * a_k, _SAFE_SHARE * a_k)  # proof: safe-split
-            ests = estimate_each(mechanism, pair, sels, m, entropy, stat, alphas=levels, delta=delta,
-                                 key=(30 + k,), prog=prog, chunk_size=_CHUNK, executor=executor)
-            spent += m
-            refuted = [record(name, f"stage {k + 1}" + (" (safe event)" if j else ""), s_, e_, m, lv)
-                       for j, (s_, e_, lv) in enumerate(zip(sels, ests, levels))]
-            if any(refuted) and stop_early:
-                break
-        np.add.at(drawn, list(ix[p_best]), spent)
-    used = int(drawn.max())  # the most draws at any one input (at most, where a count was Poisson)
-    return AuditReport.from_stages(stages, pair=pair, claimed=claimed, delta=delta, confidence=conf,
-                                   samples=samples, samples_used=used, seed=seed, entropy=entropy,
-                                   seconds=time.monotonic() - t_start, screened=tuple(screened), pairs=tuple(cand))
-
+    return claimed, delta, samples, conf

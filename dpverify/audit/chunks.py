@@ -7,7 +7,7 @@ dask Client (:mod:`dpverify.audit.dask_backend`) gives the same audit as a local
 Example
 -------
 >>> from dpverify.audit.suite import Laplace
->>> job = _ChunkJob(Laplace(1.0), 0.0, 5, 7, (1, 0), None)
+>>> job = ChunkJob(Laplace(1.0), 0.0, 5, 7, (1, 0), None)
 >>> bool(np.array_equal(job.outputs(), job.outputs())), job.statistic_values().shape
 (True, (5,))
 """
@@ -20,11 +20,13 @@ from typing import Any, Callable
 import numpy as np
 
 from dpverify.audit.errors import MechanismError, call_mechanism
-from dpverify.audit.events import _Binner
+from dpverify.audit.events import Binner
+
+DEFAULT_CHUNK = 1 << 19  # draws per chunk unless a caller says otherwise: memory stays O(chunk)
 
 
 @dataclass(frozen=True)
-class _ChunkJob:
+class ChunkJob:
     """One chunk of work: draw n outputs with its own seed, map to the statistic, count.
 
     Picklable, so it can run in another process or on a Dask worker; the result depends
@@ -65,17 +67,17 @@ class _ChunkJob:
 
 
 @dataclass(frozen=True)
-class _CountBins:
-    job: _ChunkJob
-    binner: _Binner
+class CountBins:
+    job: ChunkJob
+    binner: Binner
 
     def __call__(self) -> np.ndarray:
         return self.binner.count_halves(self.job.statistic_values())
 
 
 @dataclass(frozen=True)
-class _CountEvent:
-    job: _ChunkJob
+class CountEvent:
+    job: ChunkJob
     events: tuple
 
     def __call__(self) -> np.ndarray:
@@ -83,8 +85,14 @@ class _CountEvent:
         return np.array([np.count_nonzero(e.contains(t)) for e in self.events], dtype=np.int64)
 
 
-class _Progress:
-    """Samples drawn so far, reported to an optional callback ``progress(done, total)``."""
+class Progress:
+    """Samples drawn so far, reported to an optional callback ``progress(done, total)``.
+
+    >>> seen = []
+    >>> p = Progress(lambda done, total: seen.append((done, total)), 10)
+    >>> p.add(4); p.add(6); seen
+    [(4, 10), (10, 10)]
+    """
 
     def __init__(self, callback, total: int):
         self.callback, self.total, self.done = callback, total, [0]
@@ -97,9 +105,13 @@ class _Progress:
 
 
 
-def _run(tasks: list, executor, prog: _Progress, sizes: list[int]):
+def run_tasks(tasks: list, executor, prog: Progress, sizes: list[int]):
     """Run the chunk tasks locally or on ``executor`` (anything with ``submit`` returning
-    futures with ``.result()``: concurrent.futures executors, dask.distributed.Client)."""
+    futures with ``.result()``: concurrent.futures executors, dask.distributed.Client), in order.
+
+    >>> run_tasks([lambda: 1, lambda: 2], None, Progress(None, 0), [5, 5])
+    [1, 2]
+    """
     results = []
     if executor is None:
         for task, m in zip(tasks, sizes):
@@ -113,12 +125,22 @@ def _run(tasks: list, executor, prog: _Progress, sizes: list[int]):
     return results
 
 
-def _sizes(n: int, chunk: int) -> list[int]:
+def chunk_sizes(n: int, chunk: int) -> list[int]:
+    """``n`` draws cut into chunks of at most ``chunk``.
+
+    >>> chunk_sizes(10, 4), chunk_sizes(8, 4)
+    ([4, 4, 2], [4, 4])
+    """
     k, r = divmod(n, chunk)
     return [chunk] * k + ([r] if r else [])
 
 
-def _readonly(x):
+def readonly(x):
+    """A read-only copy of an array (a mechanism cannot alter an audit's input); other values as they are.
+
+    >>> readonly(np.zeros(2)).flags.writeable, readonly(3)
+    (False, 3)
+    """
     if isinstance(x, np.ndarray):
         y = x.copy()
         y.setflags(write=False)

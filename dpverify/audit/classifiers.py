@@ -62,7 +62,7 @@ class _LinearScore:
         return z @ self.w[:k] + (z * z) @ self.w[k:] + self.b
 
 
-def _fit_classifier(out_d: np.ndarray, out_dp: np.ndarray) -> _LinearScore:
+def fit_classifier(out_d: np.ndarray, out_dp: np.ndarray) -> _LinearScore:
     """Logistic regression on [z, z²] separating M(D) (label 1) from M(D') (label 0)."""
     from sklearn.linear_model import LogisticRegression
 

@@ -144,14 +144,12 @@ def _shape(text: str) -> tuple:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
     from dpverify.progress import progress
     from dpverify.validation import check_epsilon
     from dpverify.audit.api import MAX_SAMPLES, audit
     from dpverify.audit.errors import MechanismError
     from dpverify.audit.search import Neighbours
+    from dpverify.mechanisms.convert import audited
 
     if args.zcdp is not None and args.epsilon is not None:
         raise ValueError("give either --epsilon (an (ε, δ) claim) or --zcdp RHO (a ρ-zCDP claim), not both")
@@ -178,6 +176,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S)")
     mech = load_mechanism(args.mechanism, _params(args.param))
+    if claimed is not None:  # one protocol for every entry point (a zCDP audit states no ε)
+        mech = audited(mech, epsilon=claimed, delta=args.delta)
     if args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
     if args.zcdp is not None:
@@ -216,6 +216,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if pool is not None:
             pool.shutdown()
     verdict = r.verdict(claimed)
+    _print_audit(args, r, claimed, verdict.value)
+    return 1 if verdict.value == "refuted" else 0
+
+
+def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str) -> None:
+    """An audit's report on stdout: its JSON (``--json``) or a table."""
+    from rich.console import Console
+    from rich.table import Table
+
     if args.json:
         json.dump({"mechanism": args.mechanism, "params": _params(args.param), **r.as_dict()}, sys.stdout,
                   indent=2, ensure_ascii=False)
@@ -224,8 +233,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         t = Table(title=f"audit of {args.mechanism} (claimed ε = {claimed:g}, δ = {r.delta:g})")
         t.add_column("quantity")
         t.add_column("value", overflow="fold")
-        style = "red" if verdict.value == "refuted" else "cyan"
-        rows = [("verdict", f"[{style}]{verdict.value}[/]"), ("ε lower bound", f"{r.epsilon:.6g}"),
+        style = "red" if verdict == "refuted" else "cyan"
+        rows = [("verdict", f"[{style}]{verdict}[/]"), ("ε lower bound", f"{r.epsilon:.6g}"),
                 ("confidence", f"{r.confidence:g}"), ("pair", f"{_literal_text(r.pair[0])} vs {_literal_text(r.pair[1])}"),
                 ("statistic", r.statistic), ("event", r.event.description), ("direction", r.direction),
                 ("count P / Q", f"{r.count_p} / {r.count_q} of {r.trials} / {r.trials_q or r.trials} draws"),
@@ -236,7 +245,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
         for k, v in rows:
             t.add_row(k, v)
         Console().print(t)
-    return 1 if verdict.value == "refuted" else 0
 
 
 def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat) -> int:

@@ -32,9 +32,9 @@ import numpy as np
 from scipy import stats
 
 from dpverify.validation import as_generator, check_confidence, check_positive_int, check_real
-from dpverify.audit.events import _Binner, _candidates, _make_event
+from dpverify.audit.events import Binner, candidate_events, make_event
 from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper
-from dpverify.audit.chunks import _ChunkJob, _readonly
+from dpverify.audit.chunks import ChunkJob, readonly
 from dpverify.claims.model import Verdict
 from dpverify.proofdocs import proven
 
@@ -131,32 +131,32 @@ def audit_delta_curve(mechanism, *, pair, delta_curve, epsilons, samples: int, c
         raise ValueError(f"delta_curve must return values in [0, 1], got {claimed}")
     g = as_generator(rng)
     entropy = int(g.integers(0, 2**63 - 1))
-    data = (_readonly(pair[0]), _readonly(pair[1]))
+    data = (readonly(pair[0]), readonly(pair[1]))
     n_sel = int(samples * frac)
     n_est = samples - n_sel
     m, alpha = len(eps), 1.0 - conf
 
     # ---- selection: per grid point, the event maximising P̂ − e^ε Q̂ (either direction)
-    t = [_ChunkJob(mechanism, data[i], n_sel, entropy, (40, i), statistic).statistic_values() for i in (0, 1)]
+    t = [ChunkJob(mechanism, data[i], n_sel, entropy, (40, i), statistic).statistic_values() for i in (0, 1)]
     if t[0].dtype.kind != t[1].dtype.kind:
         t = [x.astype(float) for x in t]
-    binner = _Binner(np.concatenate(t), categorical=bool(getattr(statistic, "categorical", False)))
+    binner = Binner(np.concatenate(t), categorical=bool(getattr(statistic, "categorical", False)))
     counts = [binner.count_halves(x) for x in t]
     chosen = []  # (first input, event)
     for e in eps:
         best = (-math.inf, None, None)
         for first, (a, b) in ((0, (counts[0], counts[1])), (1, (counts[1], counts[0]))):
-            for kind, mask, ca, cb, n_used in _candidates(a, b, ordered=not binner.categorical):
+            for kind, mask, ca, cb, n_used in candidate_events(a, b, ordered=not binner.categorical):
                 if ca.size == 0:
                     continue
                 gap = ca / n_used - math.exp(e) * cb / n_used
                 j = int(np.argmax(gap))
                 if gap[j] > best[0]:
-                    best = (float(gap[j]), first, _make_event(kind, mask(j), binner))
+                    best = (float(gap[j]), first, make_event(kind, mask(j), binner))
         chosen.append(best[1:])
 
     # ---- estimation: fresh draws, 2m one-sided bounds at level α/(2m) each (Bonferroni)
-    t = [_ChunkJob(mechanism, data[i], n_est, entropy, (41, i), statistic).statistic_values() for i in (0, 1)]
+    t = [ChunkJob(mechanism, data[i], n_est, entropy, (41, i), statistic).statistic_values() for i in (0, 1)]
     level = alpha / (2 * m)  # proof: curve-bonferroni
     lower = []
     for e, (first, ev) in zip(eps, chosen):

@@ -2,11 +2,11 @@
 
 :class:`PatternCode` turns small-integer output vectors into one code per row (exact when
 the codes fit in 62 bits, a fixed 63-bit hash otherwise — any fixed function of the output
-gives a valid event, collisions only merge patterns); :class:`_Binner` counts statistic
+gives a valid event, collisions only merge patterns); :class:`Binner` counts statistic
 values into bins fixed from a pilot sample — for categorical statistics (pattern codes)
 the ``max_patterns`` most frequent values of the pilot each get a bin and every other value
 falls into one "other" bin, stated in the event's description (no silent degradation);
-:func:`_candidates` lists the candidate events (thresholds and likelihood-ratio-ordered
+:func:`candidate_events` lists the candidate events (thresholds and likelihood-ratio-ordered
 unions of bins) with a minimum-count rule (``proofs/audit/selection.md``).
 
 Example
@@ -144,9 +144,9 @@ class Event:
     def same_as(self, other: "Event") -> bool:
         """The same set of outputs, by definition (kind, threshold, bins and their mask).
 
-        >>> b = _Binner(np.arange(3), categorical=True)
-        >>> e = _make_event("bins", np.array([True, False, False]), b)
-        >>> e.same_as(_make_event("bins", np.array([True, False, False]), b)), e.same_as(_make_event(
+        >>> b = Binner(np.arange(3), categorical=True)
+        >>> e = make_event("bins", np.array([True, False, False]), b)
+        >>> e.same_as(make_event("bins", np.array([True, False, False]), b)), e.same_as(make_event(
         ...     "bins", np.array([True, True, False]), b))
         (True, False)
         """
@@ -167,7 +167,7 @@ def _bin_index(t: np.ndarray, edges: np.ndarray, discrete: bool) -> np.ndarray:
     return np.where(edges[idx_c] == t, idx_c, len(edges))
 
 
-class _Binner:
+class Binner:
     """Counts a chunk of statistic values into the bins fixed from the pilot sample.
 
     Ordered integer statistics with more than 4,096 distinct pilot values are cut at
@@ -235,7 +235,7 @@ class _Binner:
         return f"T in a union of {int(mask.sum())} of {self.nbins} intervals cut at selection quantiles"
 
 
-def _candidates(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
+def candidate_events(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
     """Candidate events as (kind, mask_of(j), count_a[j], count_b[j], n) families.
 
     ``a2``, ``b2`` are (2, nbins) counts of the two halves of the selection sample.
@@ -284,7 +284,7 @@ def _candidates(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
     yield "bins", by_ratio, np.cumsum(g0[2][order])[:-1], np.cumsum(g0[3][order])[:-1], n2
 
 
-def _make_event(kind: str, mask: np.ndarray, binner: _Binner) -> Event:
+def make_event(kind: str, mask: np.ndarray, binner: Binner) -> Event:
     edges = binner.edges
     if kind == "bins":
         # a ratio-ordered union may happen to be a prefix/suffix; keep the general form

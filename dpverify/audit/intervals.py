@@ -127,19 +127,19 @@ def poisson_draws(n: int, eta: float) -> tuple[float, float]:
     return lam, float(stats.poisson.sf(int(n), lam))
 
 
-def _wilson_log_ratio(rate_p, rate_q, m, alpha):
+def wilson_log_ratio(rate_p, rate_q, m, alpha):
     """The conditional test's bound, Wilson-approximated (ranking only): logit of the Wilson lower bound
     on π = rate_p/(rate_p + rate_q) from m draws in the event, one-sided at ``alpha``; −inf when
     rate_p = 0.  Vectorised."""
     rate_p, rate_q = np.asarray(rate_p, float), np.asarray(rate_q, float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        pi = _wilson(rate_p / np.maximum(rate_p + rate_q, 1e-300), np.maximum(m, 1e-300),
+        pi = wilson(rate_p / np.maximum(rate_p + rate_q, 1e-300), np.maximum(m, 1e-300),
                      special.ndtri(1.0 - alpha), upper=False)
         return np.where((rate_p > 0) & (pi > 0),
                         np.log(np.maximum(pi, 1e-300)) - np.log1p(-np.minimum(pi, 1 - 1e-16)), -np.inf)
 
 
-def _wilson(phat, n, z, upper: bool):
+def wilson(phat, n, z, upper: bool):
     """Wilson score bound (used only to *rank* candidate events on the selection half)."""
     z2 = z * z
     centre = (phat + z2 / (2 * n)) / (1 + z2 / n)

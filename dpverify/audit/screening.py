@@ -1,7 +1,7 @@
 """Screening for :func:`dpverify.audit.audit`: score candidate pairs, statistics and events on small
 samples, so that the final audit spends its budget on the most promising one.
 
-Each pair of a round is one :class:`_ScreenJob` — draw its samples, train the classifiers, choose each
+Each pair of a round is one :class:`ScreenJob` — draw its samples, train the classifiers, choose each
 statistic's event on one half and score it on the other (:func:`_screen`).  A job depends only on the
 audit's entropy and its key, so it gives the same result in this process, in a process pool or on a
 dask worker.  Nothing here bounds ε: the scores only rank, and every bound the audit reports is
@@ -10,7 +10,7 @@ estimated later on fresh draws (``proofs/audit/selection.md``).
 Example
 -------
 >>> from dpverify.audit.suite import Laplace
->>> job = _ScreenJob(Laplace(1.0), "auto", (np.array([0.0]), np.array([1.0])), 20_000, 7, (10, 0, 0),
+>>> job = ScreenJob(Laplace(1.0), "auto", (np.array([0.0]), np.array([1.0])), 20_000, 7, (10, 0, 0),
 ...                  n_est=10**5, n_quick=1000, alpha=0.1, delta=0.0, n_small=1000)
 >>> r = job()     # true ε = 1; the score predicts the bound on 10^5 fresh draws (ranking only)
 >>> r.name, 0.8 < r.score < 1.2, len(r.values[0]), job().score == r.score
@@ -27,11 +27,11 @@ import numpy as np
 from scipy import special
 
 from dpverify.audit.classifiers import LogLikelihoodRatio, fit_score, sparse_logistic
-from dpverify.audit.events import PatternCode, _Binner
-from dpverify.audit.intervals import _wilson, _wilson_log_ratio
+from dpverify.audit.events import PatternCode, Binner
+from dpverify.audit.intervals import wilson, wilson_log_ratio
 from dpverify.audit.projections import fixed_statistics
-from dpverify.audit.chunks import _ChunkJob
-from dpverify.audit.statistical import select_event
+from dpverify.audit.chunks import ChunkJob
+from dpverify.audit.selection import select_event
 
 _CROSS_FIT = 3  # statistics of a pair scored on both folds in screening (the best of the first fold)
 _SCREEN_TRAIN = 50_000  # a screening classifier's training draws per input (at most)
@@ -40,11 +40,12 @@ _SE_WEIGHT = 0.0  # standard errors of its own estimate subtracted from a screen
 
 
 @dataclass(frozen=True)
-class _Screened:
-    """One pair's screening result: its cross-fitted score (at the final size and at the quick
-    check's), the chosen statistic and the selection of the first fold, and the statistic's values on
-    the round's draws (both inputs)."""
+class Screened:
+    """One pair's screening result: the pair's index among the audit's candidates, its cross-fitted
+    score (at the final size and at the quick check's), the chosen statistic and the selection of the
+    first fold, and the statistic's values on the round's draws (both inputs)."""
 
+    index: int
     score: float
     score_quick: float
     name: str
@@ -54,7 +55,7 @@ class _Screened:
 
 
 @dataclass(frozen=True)
-class _ScreenJob:
+class ScreenJob:
     """One pair's screening round: draw ``n`` outputs at each input (seeds from ``entropy`` and
     ``key + (i,)``), fit the candidate statistics, and score them (:func:`_screen`).  Picklable, and
     its result depends only on its fields, never on where it ran."""
@@ -70,32 +71,33 @@ class _ScreenJob:
     alpha: float
     delta: float
     n_small: int
+    index: int = 0  # the pair's index among the audit's candidates (carried into its result)
 
-    def __call__(self) -> _Screened:
-        outs = [_ChunkJob(self.mechanism, self.pair[i], self.n, self.entropy, (*self.key, i), None).outputs()
+    def __call__(self) -> Screened:
+        outs = [ChunkJob(self.mechanism, self.pair[i], self.n, self.entropy, (*self.key, i), None).outputs()
                 for i in (0, 1)]
         g = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(*self.key, 2)))  # classifiers' seeds
         half = self.n // 2
         options = []
-        for name, stat in _stat_candidates(self.statistic, self.mechanism, self.pair, outs, final=False):
+        for name, stat in statistic_candidates(self.statistic, self.mechanism, self.pair, outs, final=False):
             if isinstance(stat, str):
                 m = min(half, _SCREEN_TRAIN)
-                for nm, fitted in _fitted(stat, outs[0][:m], outs[1][:m], g):
-                    options.append((nm, fitted, [_apply(fitted, o[half:]) for o in outs]))
+                for nm, fitted in fitted_statistics(stat, outs[0][:m], outs[1][:m], g):
+                    options.append((nm, fitted, [apply_statistic(fitted, o[half:]) for o in outs]))
             else:
-                options.append((name, stat, [_apply(stat, o) for o in outs]))
+                options.append((name, stat, [apply_statistic(stat, o) for o in outs]))
         score, score_quick, name, stat, sel = _screen(options, self.n_est, self.n_quick, self.alpha, self.delta,
                                                       self.n_small)
         values = next(t for nm, _, t in options if nm == name)
-        return _Screened(score, score_quick, name, stat, sel, tuple(values))
+        return Screened(self.index, score, score_quick, name, stat, sel, tuple(values))
 
 
-def _schedule(n_pairs: int) -> list[int]:
+def elimination_schedule(n_pairs: int) -> list[int]:
     """How many pairs each screening round keeps: a quarter (at least 2) while more than 4 are left,
     then the two finalists.  Every round costs the same, so the first, widest round has draws enough
     to tell pairs apart before most are dropped.
 
-    >>> _schedule(14), _schedule(2), _schedule(1)
+    >>> elimination_schedule(14), elimination_schedule(2), elimination_schedule(1)
     ([14, 4, 2], [2], [1])
     """
     sizes = [n_pairs]
@@ -110,8 +112,13 @@ def _is_pattern(out: np.ndarray) -> bool:
         len(np.unique(out)) <= 16
 
 
-def _stat_candidates(statistic, mechanism, pair, outs, *, final: bool):
-    """(name, statistic or trainable kind) to try on a pair, from its pilot outputs."""
+def statistic_candidates(statistic, mechanism, pair, outs, *, final: bool):
+    """(name, statistic or trainable kind) to try on a pair, from its pilot outputs.
+
+    >>> out = np.random.default_rng(0).laplace(size=100)
+    >>> [name for name, _ in statistic_candidates("auto", None, (0.0, 1.0), (out, out), final=True)]
+    ['identity']
+    """
     o = outs[0]
     cands = []
     if hasattr(mechanism, "log_density") and statistic in ("auto",):
@@ -119,7 +126,7 @@ def _stat_candidates(statistic, mechanism, pair, outs, *, final: bool):
     if callable(statistic):
         return [(getattr(statistic, "__name__", type(statistic).__name__), statistic)]
     if statistic == "offgrid":
-        from dpverify.audit.floating_point import fp_attack_statistic
+        from dpverify.audit.controls.floating_point import fp_attack_statistic
 
         shift = float(np.max(np.abs(np.asarray(pair[0], float) - np.asarray(pair[1], float))))
         return [("offgrid", fp_attack_statistic(shift if shift > 0 else 1.0))]
@@ -140,22 +147,30 @@ def _stat_candidates(statistic, mechanism, pair, outs, *, final: bool):
     return cands
 
 
-def _score(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0, tests=None, cap=None):
-    """Bin two arrays of statistic values and rank their events: (score, Selection-ready state)."""
+def score_statistic(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0, tests=None, cap=None):
+    """Bin two arrays of statistic values and choose their event as the final audit does (split and
+    confirm, the minimum count of :func:`minimum_count`): a
+    :class:`~dpverify.audit.selection.Selection`.
+
+    >>> g = np.random.default_rng(0)
+    >>> sel = score_statistic(None, [g.laplace(0, 1, 4000), g.laplace(1, 1, 4000)], 4000, 0.05, 0.0)
+    >>> sel.choice, 0.5 < sel.score < 1.5   # a ranking score (the promise of a bound), not a bound
+    ('both', True)
+    """
     t0, t1 = t_sel
     if t0.dtype.kind != t1.dtype.kind:
         t0, t1 = t0.astype(float), t1.astype(float)
-    binner = _Binner(np.concatenate([t0, t1]), categorical=bool(getattr(stat, "categorical", False)))
+    binner = Binner(np.concatenate([t0, t1]), categorical=bool(getattr(stat, "categorical", False)))
     counts = [binner.count_halves(t0), binner.count_halves(t1)]
-    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=_min_count(len(t0), n_check, cap),
-                        confirm=True, penalty=penalty, tests=_tests(delta) if tests is None else tests)
+    return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=minimum_count(len(t0), n_check, cap),
+                        confirm=True, penalty=penalty, tests=available_tests(delta) if tests is None else tests)
 
 
-def _min_count(n_values: int, n_check=None, cap=None) -> int:
+def minimum_count(n_values: int, n_check=None, cap=None) -> int:
     """The selection draws an event must hold: 30, and — when ``n_check`` is given — as many as promise
     ≥ 100 draws in a sample of ``n_check`` (at most ``cap``, when given).  Ranking only.
 
-    >>> _min_count(10_000), _min_count(10_000, 500), _min_count(10**6, 500, cap=400)
+    >>> minimum_count(10_000), minimum_count(10_000, 500), minimum_count(10**6, 500, cap=400)
     (30, 2000, 400)
     """
     if not n_check:
@@ -163,8 +178,12 @@ def _min_count(n_values: int, n_check=None, cap=None) -> int:
     return max(30, min(int(np.ceil(100 * n_values / n_check)), cap or np.inf))
 
 
-def _tests(delta: float) -> tuple:
-    """The estimation tests the audit chooses from: the conditional Poisson test needs δ = 0."""
+def available_tests(delta: float) -> tuple:
+    """The estimation tests the audit chooses from: the conditional Poisson test needs δ = 0.
+
+    >>> available_tests(0.0), available_tests(1e-6)
+    (('binomial', 'poisson'), ('binomial',))
+    """
     return ("binomial", "poisson") if delta == 0 else ("binomial",)
 
 
@@ -177,11 +196,11 @@ def _predicted(k_p, k_q, n, n_target, alpha, delta, test="binomial") -> float:
         return -1e9 + (k_p - k_q) / n  # no bound: ranked below every real one, by the raw difference
     se = math.sqrt((1 - k_p / n) / k_p + (1 - k_q / n) / (k_q + 0.5))
     if test == "poisson":  # K_P of m = K_P + K_Q, one-sided at the full level
-        b = float(_wilson_log_ratio(k_p, k_q, (k_p + k_q) * n_target / n, alpha))
+        b = float(wilson_log_ratio(k_p, k_q, (k_p + k_q) * n_target / n, alpha))
         return b - _SE_WEIGHT * se if math.isfinite(b) else -1e9 + (k_p - k_q) / n
     z = special.ndtri(1.0 - alpha / 2.0)
-    pl = _wilson(k_p / n, n_target, z, upper=False) - delta
-    qu = _wilson(k_q / n, n_target, z, upper=True)
+    pl = wilson(k_p / n, n_target, z, upper=False) - delta
+    qu = wilson(k_q / n, n_target, z, upper=True)
     if pl <= 0:
         return -1e9 + (k_p - k_q) / n
     return float(np.log(pl / qu)) - _SE_WEIGHT * se
@@ -211,7 +230,7 @@ def _screen(options, n_est, n_quick, alpha, delta, n_small):
         b = [t[0][h0:], t[1][h1:]] if k == 0 else [t[0][:h0], t[1][:h1]]
         # ranked under the binomial test: measured on the suite at 10^7, ranking screening events
         # under the conditional test too lets noise coordinates win (LaplaceParallel 0.000, was 0.031)
-        sel = _score(stat, a, n_est, alpha, delta, n_check=n_small // 2, penalty=pen, tests=("binomial",))
+        sel = score_statistic(stat, a, n_est, alpha, delta, n_check=n_small // 2, penalty=pen, tests=("binomial",))
         if sel.choice == "both":
             hits = [[int(np.count_nonzero(e.contains(x))) for e in sel.events[:2]] for x in b]
             k_p, k_q, m, scale = hits[0][0] + hits[1][1], hits[1][0] + hits[0][1], len(b[0]) + len(b[1]), 2
@@ -237,21 +256,32 @@ def _screen(options, n_est, n_quick, alpha, delta, n_small):
 
 
 
-def _apply(stat, out):
+def apply_statistic(stat, out):
+    """The statistic's values on outputs ``out`` (``None``: the outputs themselves, booleans as 0/1).
+
+    >>> apply_statistic(None, np.array([True, False])), apply_statistic(np.sum, np.ones((2, 2))).tolist()
+    (array([1, 0]), 4.0)
+    """
     if stat is None:
         return out.astype(np.int64) if out.dtype.kind == "b" else out
     return np.asarray(stat(out))
 
 
-_KIND = {"sparse logistic": "logistic"}  # a statistic _fitted names → the kind that is trained for it
+TRAINED_KIND = {"sparse logistic": "logistic"}  # a statistic fitted_statistics names → the kind that is trained for it
 
 
-def _fitted(kind, out_d, out_dp, g) -> list[tuple[str, Any]]:
+def fitted_statistics(kind, out_d, out_dp, g) -> list[tuple[str, Any]]:
     """(name, score) of a classifier ``kind`` trained on the two samples: a logistic model also gives its
     sparse variant (:func:`~dpverify.audit.classifiers.sparse_logistic`) when that drops a coefficient.
     Measured at 10^7 draws, seed 0, with the pair searched: Rappor 0.247 → 0.342 (the best pair's bits
     stand out; the full model's noise weights had let a pair of true ε 0.25 win screening over one of
-    0.35); OneTimeRappor 0.698 → 0.699."""
+    0.35); OneTimeRappor 0.698 → 0.699.
+
+    >>> g = np.random.default_rng(0)
+    >>> a, b = g.normal(0, 1, (500, 3)), g.normal(0.5, 1, (500, 3))
+    >>> [name for name, _ in fitted_statistics("boosting", a, b, g)]
+    ['boosting']
+    """
     score = fit_score(out_d, out_dp, kind, rng=g)
     sparse = sparse_logistic(score, out_d, out_dp) if kind == "logistic" else None
     return [(kind, score)] + ([("sparse logistic", sparse)] if sparse is not None else [])

@@ -20,7 +20,8 @@ two neighbouring inputs ``d`` and ``d_prime`` and a claimed δ, the auditor
 If the mechanism is (ε, δ)-DP then P ≤ e^ε Q + δ for every fixed S (and for the pooled
 pair), and the events are fixed before the estimation sample is drawn, so
 Pr[ε_lb > ε] ≤ α.  The argument is written out in ``proofs/audit/auditor_validity.md``.
-The phases are separate functions (:func:`select_event`, :func:`estimate`) so that
+The phases are separate functions — the selection in :mod:`dpverify.audit.selection`
+(:func:`~dpverify.audit.selection.select_event`), the estimation here (:func:`estimate`) — so that
 :func:`dpverify.audit.audit` can search pairs and spend its budget sequentially.
 
 Reference: seed 002 (definition of (ε, δ)-DP); SPEC part D; Ding et al., CCS 2018
@@ -30,33 +31,21 @@ Reference: seed 002 (definition of (ε, δ)-DP); SPEC part D; Ding et al., CCS 2
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
-from scipy import special
 
-from dpverify.validation import (
-    as_generator,
-    check_confidence,
-    check_delta,
-    check_positive_int,
-    check_real,
-)
-from dpverify.audit.chunks import _ChunkJob, _CountBins, _CountEvent, _Progress, _readonly, _run, _sizes
-from dpverify.audit.classifiers import _fit_classifier
+from dpverify.validation import as_generator, check_confidence, check_delta, check_positive_int, check_real
+from dpverify.audit.chunks import DEFAULT_CHUNK, ChunkJob, CountEvent, Progress, chunk_sizes, readonly, run_tasks
+from dpverify.audit.classifiers import fit_classifier
 from dpverify.audit.errors import MechanismError
-from dpverify.audit.events import Event, PatternCode, _Binner, _candidates, _make_event
-from dpverify.audit.intervals import (
-    _wilson,
-    _wilson_log_ratio,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    poisson_draws,
-    poisson_log_ratio_lower,
-)
+from dpverify.audit.events import Event, PatternCode
+from dpverify.audit.intervals import (clopper_pearson_lower, clopper_pearson_upper, poisson_draws,
+                                      poisson_log_ratio_lower)
 from dpverify.audit.result import AuditResult
+from dpverify.audit.selection import Selection, count_selection, select_event
 from dpverify.proofdocs import proven
+from dpverify.mechanisms.convert import sampler
 
 __all__ = [
     "AuditResult",
@@ -68,135 +57,11 @@ __all__ = [
     "PatternCode",
 ]
 
-_DEFAULT_CHUNK = 1 << 19
 _CLASSIFIER_TRAIN = 50_000
-_SEL_PENALTY = 1.0  # weight of the selection counts' own variance when ranking events
-MIN_EVENT_COUNT = 30  # robust selection: an event must hold ≥ this many selection draws of D
-
-
-@dataclass(frozen=True, eq=False)
-class Selection:
-    """The outcome of the selection phase: the event(s) to estimate, their predicted bound and the test.
-
-    ``test``: ``"binomial"`` (n draws per input, two Clopper–Pearson bounds) or ``"poisson"``
-    (Poisson(λ) draws per input, the conditional test on the ratio; δ = 0 only).
-    """
-
-    events: tuple
-    choice: str
-    score: float
-    n_selection: int
-    test: str = "binomial"
-
-
-TESTS = ("binomial", "poisson")
-
-
-def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
-    """The bound each candidate event (counts ca, cb of n_used) would give on fresh draws with the
-    selection noise folded into n_eff, under the better of ``tests``: (scores, poisson chosen).
-    Ranking only — validity never depends on it."""
-    z = special.ndtri(1.0 - alpha / 2.0)
-    pl = _wilson(ca / n_used, n_eff, z, upper=False) - delta
-    qu = _wilson(cb / n_used, n_eff, z, upper=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
-        if "poisson" not in tests or delta > 0:
-            return score, np.zeros(np.shape(score), bool)
-    # conditional test: K_P of m = K_P + K_Q draws in the event, one-sided at the full level
-    pois = _wilson_log_ratio(ca, cb, (ca + cb) * n_eff / n_used, alpha)
-    if "binomial" not in tests:  # the conditional test only
-        return pois, np.ones(np.shape(pois), bool)
-    use = pois > score
-    return np.where(use, pois, score), use
-
-
-def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(1,), chunk_size=_DEFAULT_CHUNK,
-                    executor=None, prog: _Progress | None = None):
-    """Draw ``n_sel`` outputs per input, fix bins from the first chunk, count both halves."""
-    sizes = _sizes(n_sel, chunk_size)
-    jobs = [[_ChunkJob(mechanism, data[i], m, entropy, (*key, i, j), stat) for j, m in enumerate(sizes)]
-            for i in (0, 1)]
-    pilot = [jobs[i][0].statistic_values() for i in (0, 1)]
-    if pilot[0].dtype.kind != pilot[1].dtype.kind and "f" in (pilot[0].dtype.kind, pilot[1].dtype.kind):
-        pilot = [p.astype(float) for p in pilot]
-    binner = _Binner(np.concatenate(pilot), categorical=bool(getattr(stat, "categorical", False)))
-    prog = prog or _Progress(None, 0)
-    counts = []  # per input: (2, nbins) counts of the two halves of the selection sample
-    for i in (0, 1):
-        first = binner.count_halves(pilot[i])
-        prog.add(sizes[0])
-        rest = _run([_CountBins(job, binner) for job in jobs[i][1:]], executor, prog, sizes[1:])
-        counts.append(np.sum([first, *rest], axis=0))
-    return binner, counts
-
-
-def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
-                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False, penalty: float = _SEL_PENALTY,
-                 tests: tuple = ("binomial",)) -> Selection:
-    """Rank the candidate events on the selection counts; return the best (or the pooled pair).
-
-    ``confirm``: rank thresholds by the worse of their scores on the two halves of the selection
-    sample (split and confirm; used by :func:`dpverify.audit.audit`).  ``penalty`` weighs the selection
-    counts' own variance against the estimation's (1: an event is ranked as if the selection noise
-    were as large again as the estimation noise, scaled by the same z; 1/z²: one standard error).
-    ``tests``: the estimation tests to choose from (``TESTS``); ``"poisson"`` applies at δ = 0 only.
-    """
-    unknown = [t for t in tests if t not in TESTS]
-    if unknown or not tests:
-        raise ValueError(f"tests must be a non-empty subset of {TESTS}, got {tests!r}")
-
-    def bound(ca, cb, n_used):
-        # the bound this event would give on n_est fresh samples, widened by the selection
-        # counts' own noise (n_eff)
-        return _ranked(ca, cb, n_used, 1.0 / (penalty / n_used + 1.0 / n_est), alpha, delta, tests)
-
-    best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used, poisson) of its best event
-    for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
-        for kind, mask, ca, cb, n_used in _candidates(a, b, ordered=not getattr(binner, "categorical", False)):
-            score, pois = bound(ca, cb, n_used)
-            if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
-                # split and confirm: a threshold must look good on both halves of the selection
-                # sample, so a tail event that was lucky on one half is not chosen
-                for h in (0, 1):
-                    cah, cbh = np.cumsum(a[h])[:-1], np.cumsum(b[h])[:-1]
-                    if kind == "gt":
-                        cah, cbh = a[h].sum() - cah, b[h].sum() - cbh
-                    score = np.minimum(score, bound(cah, cbh, a[h].sum())[0])  # proof: split-confirm
-            score = np.where(ca >= min_count, score, -np.inf)  # proof: min-count
-            if score.size == 0 or not np.isfinite(score).any():
-                continue
-            j = int(np.argmax(score))
-            if direction not in best or score[j] > best[direction][0]:
-                best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used, bool(pois[j]))
-    if not best:  # every event below the minimum count: the whole output space (ε_lb = 0)
-        full = np.ones(binner.nbins, bool)
-        ev = Event("bins", None, binner.discrete, binner.edges, full, "every output (no event had enough draws)")
-        n_sel = int(counts[0].sum())
-        return Selection((ev,), "d>d_prime", -math.inf, n_sel)
-    choice = max(best, key=lambda k: best[k][0])
-    score, test = best[choice][0], "poisson" if best[choice][6] else "binomial"
-    # the pooled "both orders" event: Ā = (P(S1) + Q(S2))/2 ≤ e^ε B̄ + δ, B̄ = (Q(S1) + P(S2))/2,
-    # each count a sum over 2·n_est draws (proofs/audit/auditor_validity.md, step 6); with Poisson
-    # draw counts only when S1 and S2 are disjoint (step 7: the four counts are then independent)
-    if len(best) == 2 and alpha / 2.0 < 0.25:
-        (_, _, m1, a1, b1, n1, _), (_, _, m2, a2, b2, n2, _) = best["d>d_prime"], best["d_prime>d"]
-        zp = special.ndtri(math.exp(-alpha / 2.0))
-        n_eff = 1.0 / (penalty / (n1 + n2) + 1.0 / (2 * n_est))
-        pl = _wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
-        qu = _wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
-        pooled = math.log(pl / qu) if pl > 0 and "binomial" in tests else -math.inf
-        pooled_test = "binomial"
-        if "poisson" in tests and delta == 0 and not (m1 & m2).any():
-            ra, rb = a1 / n1 + a2 / n2, b1 / n1 + b2 / n2  # K_A, K_B per unit of λ
-            pp = float(_wilson_log_ratio(ra, rb, (ra + rb) / (penalty / (n1 + n2) + 1.0 / n_est), alpha))
-            if pp > pooled:
-                pooled, pooled_test = pp, "poisson"
-        if pooled > score:
-            choice, score, test = "both", pooled, pooled_test
-    events = {d: _make_event(best[d][1], best[d][2], binner) for d in best}
-    ev = (events["d>d_prime"], events["d_prime>d"]) if choice == "both" else (events[choice],)
-    return Selection(ev, choice, score, int(counts[0].sum()), test)
+# the seed streams of epsilon_lower_bound's draws (the first entry of each chunk's spawn key; its
+# selection draws: dpverify.audit.selection.SEED_SELECTION = 1)
+SEED_CLASSIFIER = 0  # training draws of statistic="classifier": (SEED_CLASSIFIER, input)
+SEED_ESTIMATION = 2  # estimation draws: (SEED_ESTIMATION, input, chunk); Poisson counts (.., 2, input)
 
 
 class Estimate(NamedTuple):
@@ -217,7 +82,7 @@ _POISSON_ETA = 1e-3  # share of a test's level spent on a Poisson draw count exc
 
 
 def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, stat, *, alpha: float,
-             delta: float, key=(2,), chunk_size=_DEFAULT_CHUNK, executor=None, prog: _Progress | None = None
+             delta: float, key=(SEED_ESTIMATION,), chunk_size=DEFAULT_CHUNK, executor=None, prog: Progress | None = None
              ) -> Estimate:
     """Count fresh draws in the selected event(s) and bound ε at level ``alpha`` (:class:`Estimate`).
 
@@ -231,7 +96,7 @@ def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, st
 
 
 def estimate_each(mechanism, data, selections, n_est: int, entropy: int, stat, *, alphas, delta: float,
-                  key=(2,), chunk_size=_DEFAULT_CHUNK, executor=None, prog: _Progress | None = None
+                  key=(SEED_ESTIMATION,), chunk_size=DEFAULT_CHUNK, executor=None, prog: Progress | None = None
                   ) -> list[Estimate]:
     """:func:`estimate` for several selections on the same fresh draws, selection j at level
     ``alphas[j]``: each bound is valid at its own level, so all of them together hold with
@@ -247,7 +112,7 @@ def estimate_each(mechanism, data, selections, n_est: int, entropy: int, stat, *
     if len(tests) > 1:
         raise ValueError(f"selections estimated on the same draws must share their test, got {sorted(tests)}")
     ev = tuple(e for sel in selections for e in sel.events)
-    prog = prog or _Progress(None, 0)
+    prog = prog or Progress(None, 0)
     poisson = tests == {"poisson"}
     if poisson and delta > 0:
         raise ValueError(f"the Poisson test needs delta = 0, got delta={delta!r}")
@@ -259,10 +124,10 @@ def estimate_each(mechanism, data, selections, n_est: int, entropy: int, stat, *
             n_draws[i] = min(int(g.poisson(lam)), n_est)  # proof: poisson-cap
     c = []  # c[i][e]: draws of input i falling in event e
     for i in (0, 1):
-        sizes = _sizes(n_draws[i], chunk_size) if n_draws[i] else []
-        tasks = [_CountEvent(_ChunkJob(mechanism, data[i], m, entropy, (*key, i, j), stat), ev)
+        sizes = chunk_sizes(n_draws[i], chunk_size) if n_draws[i] else []
+        tasks = [CountEvent(ChunkJob(mechanism, data[i], m, entropy, (*key, i, j), stat), ev)
                  for j, m in enumerate(sizes)]
-        c.append(np.sum(_run(tasks, executor, prog, sizes), axis=0).astype(np.int64) if tasks
+        c.append(np.sum(run_tasks(tasks, executor, prog, sizes), axis=0).astype(np.int64) if tasks
                  else np.zeros(len(ev), np.int64))
     out, pos = [], 0
     for selection, alpha in zip(selections, alphas):
@@ -310,7 +175,7 @@ def epsilon_lower_bound(
     rng=None,
     statistic: Callable | str | None = None,
     selection_fraction: float = 0.5,
-    chunk_size: int = _DEFAULT_CHUNK,
+    chunk_size: int = DEFAULT_CHUNK,
     executor=None,
     progress: Callable[[int, int], None] | None = None,
 ) -> AuditResult:
@@ -346,6 +211,35 @@ def epsilon_lower_bound(
     >>> 0.9 < r.epsilon <= 1.0, r.verdict(1.0).value
     (True, 'inconclusive')
     """
+    mechanism = sampler(mechanism)  # a Mechanism through as_mechanism (made callable); a callable as is
+    samples, conf, delta, frac, chunk_size = _checked(mechanism, samples=samples, confidence=confidence, delta=delta,
+                                                      selection_fraction=selection_fraction, chunk_size=chunk_size,
+                                                      statistic=statistic, progress=progress, executor=executor)
+    g = as_generator(rng)
+    entropy = int(g.integers(0, 2**63 - 1))
+    n_sel = min(max(1, int(round(samples * frac))), samples - 1)
+    n_est = samples - n_sel
+    alpha = 1.0 - conf
+    data = (readonly(d), readonly(d_prime))
+    prog = Progress(progress, 2 * samples)
+    # ---- selection: (optional classifier), pilot chunk -> bins, then all counts
+    stat, train_n = _statistic(mechanism, data, statistic, n_sel, samples, entropy, prog)
+    binner, counts = count_selection(mechanism, data, n_sel - train_n, entropy, stat, chunk_size=chunk_size,
+                                     executor=executor, prog=prog)
+    sel = select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta)
+    # ---- estimation: fresh samples, the chosen event(s), two Clopper–Pearson bounds (Bonferroni)
+    est = estimate(mechanism, data, sel, n_est, entropy, stat, alpha=alpha, delta=delta, chunk_size=chunk_size,
+                   executor=executor, prog=prog)
+    return AuditResult(epsilon=est.eps_lb, event=sel.events[0], direction=sel.choice, count_p=est.k_p,
+                       count_q=est.k_q, n_estimation=n_est, n_trials=est.trials,
+                       event_reverse=sel.events[1] if len(sel.events) > 1 else None, n_selection=n_sel,
+                       p_interval=(est.p_lower, 1.0), q_interval=(0.0, est.q_upper), confidence=conf, delta=delta,
+                       seed_entropy=entropy, selection_score=sel.score)
+
+
+def _checked(mechanism, *, samples, confidence, delta, selection_fraction, chunk_size, statistic, progress,
+             executor):
+    """:func:`epsilon_lower_bound`'s arguments, validated: (samples, confidence, δ, selection share, chunk)."""
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable mechanism(data, rng, n), got {type(mechanism).__name__}")
     samples = check_positive_int(samples, "samples")
@@ -363,47 +257,18 @@ def epsilon_lower_bound(
         raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
     if executor is not None and not hasattr(executor, "submit"):
         raise TypeError(f"executor must have a submit() method, got {type(executor).__name__}")
+    return samples, conf, delta, frac, chunk_size
 
-    g = as_generator(rng)
-    entropy = int(g.integers(0, 2**63 - 1))
-    n_sel = min(max(1, int(round(samples * frac))), samples - 1)
-    n_est = samples - n_sel
-    alpha = 1.0 - conf
-    data = (_readonly(d), _readonly(d_prime))
-    prog = _Progress(progress, 2 * samples)
 
-    # ---- selection: (optional classifier), pilot chunk -> bins, then all counts
-    stat = statistic
-    train_n = 0
-    if statistic == "classifier":
-        train_n = min(_CLASSIFIER_TRAIN, max(1, n_sel // 2))
-        if n_sel - train_n < 1:
-            raise ValueError(f"samples={samples} is too small for statistic='classifier'")
-        outs = [_ChunkJob(mechanism, data[i], train_n, entropy, (0, i), None).outputs() for i in (0, 1)]
-        stat = _fit_classifier(outs[0], outs[1])
-        prog.add(2 * train_n)
-    binner, counts = count_selection(mechanism, data, n_sel - train_n, entropy, stat, chunk_size=chunk_size,
-                                     executor=executor, prog=prog)
-    sel = select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta)
-
-    # ---- estimation: fresh samples, the chosen event(s), two Clopper–Pearson bounds (Bonferroni)
-    k_p, k_q, trials, _, p_lo, q_hi, eps_lb, _, _ = estimate(mechanism, data, sel, n_est, entropy, stat,
-                                                             alpha=alpha, delta=delta, chunk_size=chunk_size,
-                                                             executor=executor, prog=prog)
-    return AuditResult(
-        epsilon=eps_lb,
-        event=sel.events[0],
-        direction=sel.choice,
-        count_p=k_p,
-        count_q=k_q,
-        n_estimation=n_est,
-        n_trials=trials,
-        event_reverse=sel.events[1] if len(sel.events) > 1 else None,
-        n_selection=n_sel,
-        p_interval=(p_lo, 1.0),
-        q_interval=(0.0, q_hi),
-        confidence=conf,
-        delta=delta,
-        seed_entropy=entropy,
-        selection_score=sel.score,
-    )
+def _statistic(mechanism, data, statistic, n_sel: int, samples: int, entropy: int, prog: Progress):
+    """The statistic the events are made of, and the selection draws spent on it per input:
+    ``statistic="classifier"`` trains a logistic regression on the first part of the selection sample."""
+    if statistic != "classifier":
+        return statistic, 0
+    train_n = min(_CLASSIFIER_TRAIN, max(1, n_sel // 2))
+    if n_sel - train_n < 1:
+        raise ValueError(f"samples={samples} is too small for statistic='classifier'")
+    outs = [ChunkJob(mechanism, data[i], train_n, entropy, (SEED_CLASSIFIER, i), None).outputs() for i in (0, 1)]
+    stat = fit_classifier(outs[0], outs[1])
+    prog.add(2 * train_n)
+    return stat, train_n

@@ -10,8 +10,9 @@ The file maps each claim key to its verdict, expected verdict and evidence::
 A key is the claim id, with ``[thorough]`` appended for a thorough run.  The
 text is sorted and indented (one claim per top-level key), so a change shows
 as a readable diff in review.  :func:`drift` compares a run with the baseline
-through :func:`dpverify.report.compare.compare_reports` (numbers move when
-``|new − old| > atol + rtol·|old|``; formulas when their text changes).
+through :func:`dpverify.claims.drift.compare_reports`, the one drift comparison (numbers
+move when ``|new − old| > atol + rtol·|old|``, by default rtol 1e-6 and atol 1e-9;
+formulas when their text changes).
 Only :func:`write_baseline` writes the file (atomically), and only the update
 commands call it.
 
@@ -31,11 +32,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["DEFAULT_ATOL", "DEFAULT_RTOL", "baseline_key", "drift", "entry_of", "load_baseline", "write_baseline"]
+from dpverify.claims.drift import DEFAULT_ATOL, DEFAULT_RTOL, compare_reports
 
-#: Default tolerances of the gate: seeded checks reproduce to rounding, not beyond.
-DEFAULT_RTOL = 1e-6
-DEFAULT_ATOL = 1e-9
+__all__ = ["DEFAULT_ATOL", "DEFAULT_RTOL", "baseline_key", "drift", "entry_of", "load_baseline", "write_baseline"]
 
 
 def baseline_key(claim_id: str, thorough: bool = False) -> str:
@@ -92,8 +91,6 @@ def drift(baseline: Mapping[str, Mapping[str, Any]], current: Mapping[str, Mappi
     A key of ``current`` missing from the baseline is a difference; baseline
     keys that were not run are not compared.
     """
-    from dpverify.report.compare import compare_reports
-
     out = []
     for key in sorted(current):
         if key not in baseline:

@@ -1,4 +1,8 @@
-"""``dpverify verify`` and ``dpverify claims``: run and list the registered claims."""
+"""``dpverify verify`` and ``dpverify claims``: run and list the registered claims.
+
+``verify --save FILE`` writes the results as the report's JSON (``report.json``), so that
+``dpverify report --from FILE --out DIR`` writes the report without running a claim again.
+"""
 
 from __future__ import annotations
 
@@ -43,54 +47,67 @@ def _select(args: argparse.Namespace) -> list:
     return all_claims(args.only)
 
 
-def _baseline_options(args: argparse.Namespace) -> None:
-    """Check the baseline options before any claim runs (a bad file costs nothing)."""
+def _output_options(args: argparse.Namespace) -> None:
+    """Read the baseline and check the files to write before any claim runs (a bad file costs nothing)."""
     from dpverify.atomic import check_output_path
-    from dpverify.claims.baseline import load_baseline
+    from dpverify.claims.baseline import drift, load_baseline
 
     if args.baseline and args.update_baseline:
         raise ValueError("give either --baseline (check) or --update-baseline (write), not both")
-    for name in ("rtol", "atol"):
-        v = getattr(args, name)
-        if not v >= 0 or v == float("inf"):
-            raise ValueError(f"--{name} must be a finite number >= 0, got {v!r}")
+    drift({}, {}, rtol=args.rtol, atol=args.atol)  # the library checks the tolerances
     if args.baseline:
         args.baseline_data = load_baseline(args.baseline)
     if args.update_baseline:
         p = check_output_path(args.update_baseline, force=True, name="--update-baseline")
         if p.exists():
             load_baseline(p)  # never replace a file that is not a baseline
+    if args.save:
+        check_output_path(args.save, force=True, name="--save")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+    import time
+
     from dpverify.claims import result_to_json
     from dpverify.claims.runner import errors_first, run_claims
 
-    if args.timeout is not None and not (args.timeout > 0 and args.timeout != float("inf")):
-        raise ValueError(f"--timeout must be a finite number of seconds > 0, got {args.timeout!r}")
-    _baseline_options(args)
+    _output_options(args)
     claims = _select(args)
     if not claims:
         print("no claim matches --only " + repr(args.only) if args.only else "no claims registered", file=sys.stderr)
         return 2
+    started, t0 = datetime.now(timezone.utc), time.perf_counter()
+    with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
+        results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
+                             progress=lambda r: step(1, r.claim.id))
+    results = errors_first(results)
+    js = [result_to_json(r) for r in results]
     if args.json:
-        with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
-            results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
-                                 progress=lambda r: step(1, r.claim.id))
-        results = errors_first(results)
-        js = [result_to_json(r) for r in results]
         json.dump(js, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        console = _console()
-        with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
-            results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
-                                 progress=lambda r: step(1, r.claim.id))
-        results = errors_first(results)
-        js = [result_to_json(r) for r in results]
-        _print_results(console, results)
+        _print_results(_console(), results)
+    if args.save:
+        _save(args, results, started, time.perf_counter() - t0)
     status = 0 if all(r.as_expected for r in results) else 1
     return max(status, _gate(args, js))
+
+
+def _save(args: argparse.Namespace, results: list, started, seconds: float) -> None:
+    """``--save FILE``: the results as the report's JSON (``dpverify report --from FILE`` reads it)."""
+    import shlex
+
+    from dpverify.atomic import atomic_write_text
+    from dpverify.report.build import results_document
+
+    command = " ".join(["dpverify", *(shlex.quote(a) for a in sys.argv[1:])]) if sys.argv[1:] else "dpverify verify"
+    doc = results_document(results, command=command, started=started, total_seconds=seconds,
+                           settings={"only": args.only, "jobs": args.jobs, "timeout": args.timeout,
+                                     "thorough": args.thorough})
+    atomic_write_text(args.save, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", force=True, name="--save")
+    print(f"saved {len(results)} results to {args.save} (dpverify report --from {args.save} --out DIR)",
+          file=sys.stderr)
 
 
 def _print_results(console: Console, results: list) -> None:
@@ -186,8 +203,8 @@ def register(subparsers) -> None:
     """Add ``verify`` and ``claims`` to the ``dpverify`` command."""
     from dpverify.claims.baseline import DEFAULT_ATOL, DEFAULT_RTOL
 
-    srcs = ("files, folders (their claims.py / claims_*.py / *_claims.py files) or dotted modules; "
-            "default: every shipped and installed room")
+    srcs = ("files, folders (their claims files: claims.py, claims_*.py, *_claims.py, claims/*.py) or "
+            "dotted modules; default: every shipped and installed room")
     v = subparsers.add_parser("verify", help="run claims' checks and print the verdicts (errors first)")
     v.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE", help=srcs)
     v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
@@ -198,6 +215,8 @@ def register(subparsers) -> None:
                    help="per-claim time limit in seconds; each claim then runs in its own process")
     v.add_argument("--baseline", metavar="FILE", help="fail (exit 1) when verdicts or evidence drifted from FILE")
     v.add_argument("--update-baseline", metavar="FILE", help="write this run's verdicts and evidence to FILE")
+    v.add_argument("--save", metavar="FILE",
+                   help="write the results as the report's JSON (then: dpverify report --from FILE --out DIR)")
     v.add_argument("--rtol", type=float, default=DEFAULT_RTOL, help=f"relative tolerance of --baseline (default {DEFAULT_RTOL:g})")
     v.add_argument("--atol", type=float, default=DEFAULT_ATOL, help=f"absolute tolerance of --baseline (default {DEFAULT_ATOL:g})")
     v.set_defaults(func=cmd_verify)

@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping
+
+
+def check_timeout(seconds: Any, name: str = "timeout") -> float:
+    """A time limit: a finite number of seconds > 0 (the one check of every timeout of the engine).
+
+    Example
+    -------
+    >>> check_timeout(2)
+    2.0
+    >>> check_timeout(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: timeout must be a finite number of seconds > 0, got nan
+    """
+    if (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or math.isnan(seconds)
+            or not seconds > 0 or math.isinf(seconds)):
+        raise ValueError(f"{name} must be a finite number of seconds > 0, got {seconds!r}")
+    return float(seconds)
 
 
 class Verdict(str, Enum):

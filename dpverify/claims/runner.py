@@ -9,7 +9,6 @@ stuck or dying check only ever costs its own slot.
 
 from __future__ import annotations
 
-import math
 import multiprocessing as mp
 import multiprocessing.connection
 import os
@@ -18,8 +17,8 @@ import traceback
 from typing import Any, Callable, Iterable
 
 from dpverify.claims.evidence import to_jsonable
-from dpverify.claims.model import Claim, Method, Outcome, Result, Verdict
-from dpverify.claims.registry import get_claim
+from dpverify.claims.model import Claim, Method, Outcome, Result, Verdict, check_timeout
+from dpverify.validation import check_positive_int
 
 Progress = Callable[[Result], None]
 
@@ -70,10 +69,6 @@ def errors_first(results: Iterable[Result]) -> list[Result]:
     """The results with the ``error`` ones first (otherwise in the given order)."""
     results = list(results)
     return [r for r in results if r.verdict is Verdict.ERROR] + [r for r in results if r.verdict is not Verdict.ERROR]
-
-
-def _run_by_id(claim_id: str, thorough: bool) -> tuple[str, dict, Any, float, str | None, str]:
-    return _run_payload(get_claim(claim_id), thorough)
 
 
 def _run_payload(c: Claim, thorough: bool) -> tuple[str, dict, Any, float, str | None, str]:
@@ -297,11 +292,9 @@ def run_claims(
         segfault in a solver) cannot take the caller down.
     """
     claims = list(claims)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not timeout > 0 or math.isinf(timeout)):
-        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
+    jobs = check_positive_int(jobs, "jobs")
+    if timeout is not None:
+        timeout = check_timeout(timeout)
     results: dict[str, Result] = {}
     if not isinstance(isolate, bool):
         raise TypeError(f"isolate must be a bool, got {isolate!r}")

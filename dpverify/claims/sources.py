@@ -1,44 +1,83 @@
-"""Claims from outside the package: files, folders and dotted modules.
+"""Where claims come from: the rooms (shipped and installed), and files, folders and modules.
 
-:func:`load_sources` imports what it is given, and only that (the shipped rooms are not
-loaded), and returns the claims those imports registered.  A file is imported the way
-pytest's default ("prepend") import mode imports a test module, so ``dpverify verify FILE``
-and ``pytest FILE`` see one module: its folder goes first on ``sys.path`` and it may import
-its neighbours.  A file that fails to import becomes one ``error`` claim with the traceback.
+One rule says which files hold claims: :func:`dpverify.rooms.is_claims_file` (``claims.py``,
+``claims_*.py``, ``*_claims.py``, or any module inside a ``claims/`` folder).
+
+- :func:`load_rooms` imports every room's claims modules (:func:`dpverify.rooms.rooms` and
+  :func:`dpverify.rooms.claim_module_names`); an installed room's claims must use its own
+  namespaces, and an entry point that gives no room becomes an ``error`` claim;
+- :func:`load_sources` imports what it is given, and only that (the rooms are not loaded),
+  and returns the claims those imports registered.  A file is imported the way pytest's
+  default ("prepend") import mode imports a test module, so ``dpverify verify FILE`` and
+  ``pytest FILE`` see one module: its folder goes first on ``sys.path`` and it may import
+  its neighbours.
+
+A module that fails to import becomes one ``error`` claim carrying the traceback.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import contextlib
 import importlib
 import importlib.util
-import pkgutil
 import re
 import sys
 from pathlib import Path
 from typing import Iterable
 
+from dpverify.claims import store
 from dpverify.claims.model import Claim
-from dpverify.claims.registry import _REGISTRY, _SOURCES, _register_import_failure
+from dpverify.rooms import Room, claim_module_names, claims_modules_in, is_claims_file, problems, rooms
 
-__all__ = ["CLAIM_FILE_PATTERNS", "SourceError", "is_claims_file", "load_sources"]
+__all__ = ["SourceError", "claim_files", "is_claims_file", "load_room", "load_rooms", "load_sources", "module_of_file"]
 
-#: File names whose claims ``dpverify verify FOLDER`` picks up.
-CLAIM_FILE_PATTERNS = ("claims.py", "claims_*.py", "*_claims.py")
 _MODULE_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_LOADED: set[str] = set()  # rooms whose claims modules were imported
 
 
 class SourceError(ValueError):
     """A path or module given to :func:`load_sources` does not exist."""
 
 
-def is_claims_file(path: str | Path, patterns: Iterable[str] = CLAIM_FILE_PATTERNS) -> bool:
-    """Whether a file name matches the claims-file patterns."""
-    name = Path(path).name
-    return name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)
+def _import(room: str, module: str) -> bool:
+    """Import a module; a failure (even ``sys.exit`` or a test-framework skip) becomes an ``error`` claim."""
+    try:
+        importlib.import_module(module)
+        return True
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException:  # a claims file that raises, exits or skips is an error result
+        store.import_failure(room, module)
+        return False
 
 
-def _module_of_file(path: Path):
+def load_room(r: Room) -> list[Claim]:
+    """Import a room's package and its claims modules (once); return the claims they registered."""
+    before = store.snapshot()
+    if r.name in _LOADED:
+        return []
+    _LOADED.add(r.name)
+    prefix = r.namespaces[0] if r.namespaces else r.name  # the id prefix of an import failure's claim
+    with contextlib.nullcontext() if r.shipped else store.installed_room(r.name, r.namespaces):
+        if _import(prefix, r.package):
+            for module in claim_module_names(r):
+                if module != r.package:
+                    _import(prefix, module)
+    return store.registered_since(before)
+
+
+def load_rooms() -> None:
+    """Import every room's claims modules (once each); report entry points that give no room."""
+    for r in rooms():
+        load_room(r)
+    for name, module, why in problems():
+        if f"problem:{name}" not in _LOADED:
+            _LOADED.add(f"problem:{name}")
+            room = name if re.match(r"^[A-Za-z_]\w*$", name) else "entry_point"
+            store.import_failure(room, module, ValueError(why))
+
+
+def module_of_file(path: Path):
     """Import a Python file as pytest's default ('prepend') import mode does.
 
     The module name is the dotted path from the first folder above without
@@ -77,54 +116,52 @@ def _module_of_file(path: Path):
     return importlib.import_module(name)
 
 
-def _claims_of(files: set[str], before: dict[str, Claim]) -> list[Claim]:
-    return [c for cid, c in _REGISTRY.items() if _SOURCES.get(cid) in files or before.get(cid) is not c]
-
-
 def _load_file(path: Path) -> list[Claim]:
-    before = dict(_REGISTRY)
+    before = store.snapshot()
     try:
-        _module_of_file(path)
+        module_of_file(path)
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except BaseException:  # a claims file that raises, exits or skips is an error result
         room = re.sub(r"\W", "_", path.stem) or "file"
         room = room if room[0].isalpha() or room[0] == "_" else f"_{room}"
-        return [_register_import_failure(room, str(path))]
-    return _claims_of({str(path)}, before)
+        return [store.import_failure(room, str(path))]
+    return store.registered_since(before, {str(path)})
 
 
 def _load_module(name: str) -> list[Claim]:
-    before = dict(_REGISTRY)
+    before = store.snapshot()
     files: set[str] = set()
     try:
         mod = importlib.import_module(name)
         mods = [mod]
-        if hasattr(mod, "__path__"):
-            for sub in pkgutil.iter_modules(mod.__path__):
-                if sub.name == "claims" or sub.name.startswith("claims_"):
-                    mods.append(importlib.import_module(f"{name}.{sub.name}"))
+        for folder in getattr(mod, "__path__", [])[:1]:
+            mods += [importlib.import_module(m) for m in claims_modules_in(name, folder)]
         files = {str(Path(m.__file__).resolve()) for m in mods if getattr(m, "__file__", None)}
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except BaseException:  # a claims file that raises, exits or skips is an error result
         room = name.split(".")[-1] if name.split(".")[0] != "dpverify" else name.split(".")[1]
-        return [_register_import_failure(room, name)]
-    return _claims_of(files, before)
+        return [store.import_failure(room, name)]
+    return store.registered_since(before, files)
 
 
-def load_sources(specs: Iterable[str], patterns: Iterable[str] = CLAIM_FILE_PATTERNS) -> list[Claim]:
+def load_sources(specs: Iterable[str]) -> list[Claim]:
     """Import the claims of files, folders and dotted modules; return them sorted by id.
 
-    A folder contributes its files matching ``patterns`` (recursively; hidden
-    folders and ``__pycache__`` skipped).  A module contributes the claims its
-    import registers (a package: also its ``claims`` / ``claims_*`` submodules).
-    Only these are imported: the shipped rooms are not, unless named.  A file
-    that fails to import becomes one ``error`` claim carrying the traceback.
-    A path that does not exist and is no importable module raises
+    A folder contributes its claims files (:func:`dpverify.rooms.is_claims_file`, recursively;
+    hidden folders and ``__pycache__`` skipped).  A module contributes the claims its import
+    registers (a package: also its claims modules).  Only these are imported: the rooms are
+    not, unless named.  A path that does not exist and is no importable module raises
     :class:`SourceError`.
+
+    Example
+    -------
+    >>> load_sources(["no/such/folder"])
+    Traceback (most recent call last):
+    ...
+    dpverify.claims.sources.SourceError: no/such/folder: no such file, folder or importable module
     """
-    patterns = tuple(patterns)
     found: dict[str, Claim] = {}
     for spec in specs:
         p = Path(spec)
@@ -134,7 +171,7 @@ def load_sources(specs: Iterable[str], patterns: Iterable[str] = CLAIM_FILE_PATT
             claims = _load_file(p.resolve())
         elif p.is_dir():
             claims = []
-            for f in _claim_files(p, patterns):
+            for f in claim_files(p):
                 claims += _load_file(f)
         elif _MODULE_RE.match(spec) and not spec.endswith(".py") and _find_spec(spec):
             claims = _load_module(spec)
@@ -152,12 +189,13 @@ def _find_spec(name: str) -> bool:
         return False
 
 
-def _claim_files(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+def claim_files(folder: Path) -> list[Path]:
+    """The claims files under a folder (:func:`dpverify.rooms.is_claims_file`), resolved and sorted."""
     out = []
-    for f in sorted(folder.rglob("*.py")):
+    for f in sorted(Path(folder).rglob("*.py")):
         rel = f.relative_to(folder).parts[:-1]
         if any(part.startswith(".") or part == "__pycache__" for part in rel):
             continue
-        if is_claims_file(f, patterns):
+        if is_claims_file(f):
             out.append(f.resolve())
     return out

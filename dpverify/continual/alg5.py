@@ -33,7 +33,7 @@ import numpy as np
 
 from dpverify.validation import as_generator, check_counts, check_positive_int
 from dpverify.continual.fda import fda_errors
-from dpverify.continual.fenwick import _check_eps
+from dpverify.continual.checks import check_eps
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["Alg5Result", "alpha_table", "coef_counted", "alg5_release"]
@@ -118,7 +118,7 @@ def alg5_release(counts, *, epsilon: float, m: int, noise: str = "laplace", rng=
     [1, 1, 2]
     """
     m = check_positive_int(m, "m", maximum=61)  # T = 2^m − 1 counts: int64 positions
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     a = check_counts(counts, "counts", nonempty=True)
     T = 2**m - 1
     if a.size != T:

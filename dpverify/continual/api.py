@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import warnings
 
-from dpverify.validation import as_generator, check_budget, check_counts, check_positive_int
-from dpverify.continual.fenwick import EPSILON_RANGE, _check_eps, _check_result, _check_total, check_n  # noqa: F401
+import numpy as np
+
+from dpverify.validation import as_generator, check_budget, check_counts
+from dpverify.continual.checks import EPSILON_RANGE, check_eps, check_n, check_noise, check_result, check_total  # noqa: F401
 from dpverify.continual.methods import get_method
 
 __all__ = ["expected_mse", "release", "strategy", "stream"]
-
-_NOISES = ("laplace", "discrete")
 
 
 _BYTES_PER_RELEASE = 48  # a method's exact MSE / batch release holds a few float64 arrays of length n
@@ -23,9 +21,8 @@ FLOAT_LAPLACE_WARNING = (
 )
 
 
-def _check_noise(noise: str, *, warn: bool = False) -> str:
-    if not isinstance(noise, str) or noise not in _NOISES:
-        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+def _noise_of(noise: str, *, warn: bool = False) -> str:
+    check_noise(noise)
     if warn and noise == "laplace":
         warnings.warn(FLOAT_LAPLACE_WARNING, UserWarning, stacklevel=3)
     return noise
@@ -47,11 +44,11 @@ def expected_mse(n: int, epsilon: float, method: str = "fda", **options) -> np.n
     True
     """
     n = check_n(n)
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     m = get_method(method)
     _check_leaves(n, m)
     check_budget(_BYTES_PER_RELEASE * n, f"expected_mse(n={n})")
-    out = _check_result(np.asarray(m.expected_mse(n, eps, **options), dtype=float), epsilon)
+    out = check_result(np.asarray(m.expected_mse(n, eps, **options), dtype=float), epsilon)
     if out.shape != (n,):  # a method's bug, not the caller's (kept under python -O, unlike an assert)
         raise RuntimeError(f"method {method!r} returned shape {out.shape} for n={n}")
     return out
@@ -102,15 +99,15 @@ def release(counts, epsilon: float, method: str = "fda", rng=None, *, noise: str
     (3,)
     """
     a = check_counts(counts, "counts", nonempty=True)
-    _check_total(a)
-    eps = _check_eps(epsilon)
+    check_total(a)
+    eps = check_eps(epsilon)
     m = get_method(method)
-    _check_noise(noise, warn=True)
+    _noise_of(noise, warn=True)
     _check_leaves(a.size, m)
     if m.release is None:
         raise ValueError(f"method {method!r} has no release")
     check_budget(_BYTES_PER_RELEASE * a.size, f"release of {a.size} counts")
-    return _check_result(np.asarray(m.release(a, eps, as_generator(rng), noise, **options)), epsilon)
+    return check_result(np.asarray(m.release(a, eps, as_generator(rng), noise, **options)), epsilon)
 
 
 def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str = "discrete", **options):
@@ -127,9 +124,9 @@ def stream(n: int, epsilon: float, method: str = "fda", rng=None, *, noise: str 
     ([1, 1, 3], 0)
     """
     n = check_n(n)
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     m = get_method(method)
-    _check_noise(noise, warn=True)
+    _noise_of(noise, warn=True)
     if m.stream is None:
         raise ValueError(f"method {method!r} cannot run online")
     return m.stream(n, eps, as_generator(rng), noise, **options)

@@ -27,7 +27,7 @@ Every method is a factorization W = R·A with max column l1 norm of A at most 1
   *offline* estimator from the whole tree is the least squares estimate of
   Boost; ``tests/continual/test_baselines_exact.py`` checks they coincide.)
 
-The exact variances (``proofs/continual/baselines_variance.md``): the Haar
+The exact variances (``continual/baselines_variance.md``): the Haar
 vectors ψ_u diagonalise HᵀH of the complete binary tree (eigenvalue 2^h − 1
 for a node over 2^h leaves, 2n − 1 for the constant vector), and the prefix
 indicator meets only the ψ_u of the blocks that straddle t, with
@@ -43,14 +43,14 @@ Example
 
 from __future__ import annotations
 
-from dpverify.continual._tree_common import (  # noqa: F401
-    _DENSE_LIMIT,
-    _haar_basis,
-    _log2_exact,
-    _popcount,
-    _prefix_matrix,
-    _straddle_sum,
-    _tree_levels,
+from dpverify.continual.trees import (  # noqa: F401
+    DENSE_LIMIT,
+    haar_basis,
+    log2_exact,
+    bit_counts,
+    prefix_matrix,
+    straddle_sum,
+    tree_levels,
     static_total_mse,
     tree_matrix,
 )
@@ -59,7 +59,7 @@ from dpverify.continual.binary import __all__ as _b
 from dpverify.continual.boost import *  # noqa: F401,F403
 from dpverify.continual.boost import __all__ as _bo
 from dpverify.continual.honaker import *  # noqa: F401,F403
-from dpverify.continual.honaker import _digit_counts, _digit_sums, _honaker_nodes, _optimized_shares  # noqa: F401
+from dpverify.continual.honaker import digit_counts, digit_sums, honaker_nodes, optimized_shares  # noqa: F401
 from dpverify.continual.honaker import __all__ as _h
 from dpverify.continual.privelet import *  # noqa: F401,F403
 from dpverify.continual.privelet import __all__ as _p

@@ -5,7 +5,7 @@ Lap(L/ε); s_t is the sum of the noisy p-sums of the set bits of t.  L counts th
 p-sums one count can fall in, ``floor(log2 n) + 1`` (the paper writes
 ε' = ε/log T; with ``floor + 1`` the release is exactly ε-DP).
 MSE(t) = Var(p-sum) · popcount(t): 2L²/ε² (Laplace) or 2r/(1 − r)², r = e^{−ε/L}
-(discrete).  Online.  Reference: seed 004 §5.2; ``proofs/continual/baselines_variance.md``.
+(discrete).  Online.  Reference: seed 004 §5.2; ``continual/baselines_variance.md``.
 
 Example
 -------
@@ -16,25 +16,13 @@ Example
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from dpverify.validation import as_generator, check_counts, check_positive_int
-from dpverify.continual.fenwick import _check_eps, _check_result, check_n
-from dpverify.continual.kary import (
-    _CHUNK,
-    _node_noise,
-    kary_node_sums,
-    kary_path_sums,
-    kary_recombination,
-    kary_strategy_matrix,
-)
-from dpverify.continual._tree_common import (
-    _check_noise,
-    _guard,
-    _popcount,
-)
-from dpverify.continual.forest import _check_count
+from dpverify.continual.checks import check_eps, check_n, check_noise, check_result
+from dpverify.continual.kary_tree import kary_node_sums, kary_path_sums, kary_recombination, kary_strategy_matrix
+from dpverify.continual.streams import CHUNK, BoundedStream, draw_run
+from dpverify.continual.trees import bit_counts, guard
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -69,7 +57,7 @@ def binary_levels(n: int, levels: int | None = None) -> int:
     return levels
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None, noise: str = "laplace") -> np.ndarray:
     """Exact MSE of release t: ``2 L² popcount(t) / ε²`` (popcount(t) independent noisy p-sums).
 
@@ -81,16 +69,16 @@ def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None, no
     [18.0, 18.0, 36.0, 18.0, 36.0, 36.0, 54.0]
     """
     n = check_n(n, per_node=32, what=f"binary_expected_mse(n={n})")
-    eps = _check_eps(epsilon)
-    _check_noise(noise)
+    eps = check_eps(epsilon)
+    check_noise(noise)
     L = binary_levels(n, levels)
     t = np.arange(1, n + 1, dtype=np.int64)
     if noise == "discrete":  # DLap(L/ε) on the integer p-sums: variance 2r/(1 - r)², r = e^{-ε/L}
         r = np.exp(-eps / L)
-        mse = 2.0 * r / np.expm1(-eps / L) ** 2 * _popcount(t)  # proof: binary-mse-discrete
+        mse = 2.0 * r / np.expm1(-eps / L) ** 2 * bit_counts(t)  # proof: binary-mse-discrete
     else:
-        mse = 2.0 * L**2 * _popcount(t) / eps**2  # proof: binary-mse
-    return _check_result(mse, epsilon)
+        mse = 2.0 * L**2 * bit_counts(t) / eps**2  # proof: binary-mse
+    return check_result(mse, epsilon)
 
 
 def binary_strategy(n: int, *, levels: int | None = None):
@@ -104,10 +92,10 @@ def binary_strategy(n: int, *, levels: int | None = None):
     """
     n = check_positive_int(n, "n")
     L = binary_levels(n, levels)
-    return (kary_recombination(n, 2) * float(L)).tocsr(), _guard(kary_strategy_matrix(n, 2) / float(L))  # proof: guard
+    return (kary_recombination(n, 2) * float(L)).tocsr(), guard(kary_strategy_matrix(n, 2) / float(L))  # proof: guard
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None) -> np.ndarray:
     """Batch form of Alg. 2 of Chan–Shi–Song: noisy p-sums, then the sums over the set bits of t.
 
@@ -117,17 +105,17 @@ def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     (4,)
     """
     a = check_counts(counts, "counts", nonempty=True)
-    eps = _check_eps(epsilon)
-    _check_noise(noise)
+    eps = check_eps(epsilon)
+    check_noise(noise)
     g = as_generator(rng)
     L = binary_levels(a.size, levels)
     psum = kary_node_sums(a, 2)  # α for the p-sum ending at t
     scale = np.full(a.size, 1.0 / L)  # weight 1/L per p-sum: Lap(L/ε), or DLap(L/ε) on the integer p-sum
-    z = np.concatenate([_node_noise(scale[lo : lo + _CHUNK], eps, g, noise) for lo in range(0, a.size, _CHUNK)])
+    z = np.concatenate([draw_run(scale[lo : lo + CHUNK], eps, g, noise) for lo in range(0, a.size, CHUNK)])
     return kary_path_sums(psum + z * (L if noise == "laplace" else 1), 2)  # proof: binary-release
 
 
-class BinaryMechanismStream:
+class BinaryMechanismStream(BoundedStream):
     """Chan–Shi–Song Alg. 2 verbatim: ``push(σ(t))`` returns B(t) in O(log n).
 
     i = lowest set bit of t; α_i ← Σ_{j<i} α_j + σ(t); α_j, α̂_j ← 0 for j < i;
@@ -141,29 +129,19 @@ class BinaryMechanismStream:
     """
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None):
-        self.n = check_positive_int(n, "n")
-        self.epsilon = _check_eps(epsilon)
-        _check_noise(noise)
-        self.noise = noise
+        super().__init__(n, epsilon, rng, noise)
         self.L = binary_levels(self.n, levels)
-        self._rng = as_generator(rng)
         self._alpha = [0] * (self.n.bit_length() + 1)
         self._alpha_hat = [0.0] * (self.n.bit_length() + 1)
         self._buf = None
         self._lo = 0
-        self.t = 0
-
-    @property
-    def remaining(self) -> int:
-        return self.n - self.t
 
     def push(self, a_t) -> float:
-        a_t = _check_count(a_t)  # the one count check of the streams (dpverify.continual.forest)
-        if self.t >= self.n:
-            raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
+        """Add σ(t); return the noisy running total B(t)."""
+        a_t = self.admit(a_t)  # the one push guard of the streams (dpverify.continual.streams)
         if self._buf is None or self.t - self._lo >= self._buf.size:  # the batch release's chunks, in order
-            m = min(_CHUNK, self.n - self.t)
-            z = _node_noise(np.full(m, 1.0 / self.L), self.epsilon, self._rng, self.noise)
+            m = min(CHUNK, self.n - self.t)
+            z = draw_run(np.full(m, 1.0 / self.L), self.epsilon, self._rng, self.noise)
             self._buf = z * self.L if self.noise == "laplace" else z
             self._lo = self.t
         t = self.t + 1

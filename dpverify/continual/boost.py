@@ -3,7 +3,7 @@
 ℓ = m + 1 levels, Lap(ℓ/ε) on every node, then the least squares (consistency)
 estimate by the two-pass algorithm; prefix t is the sum of the first t
 consistent leaves.  Static.  Exact variances from the Haar eigenbasis of HᵀH
-(``proofs/continual/baselines_variance.md``).  Reference: seed 004 §5.3.
+(``continual/baselines_variance.md``).  Reference: seed 004 §5.3.
 
 Example
 -------
@@ -17,19 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts
-from dpverify.continual.fenwick import _check_eps, _check_result, check_n
-from dpverify.continual._tree_common import (
-    _DENSE_LIMIT,
-    _guard,
-    _haar_basis,
-    _laplace_only,
-    _log2_exact,
-    _prefix_matrix,
-    _prefix_operator,
-    _straddle_sum,
-    _tree_levels,
-    tree_matrix,
-)
+from dpverify.continual.checks import check_eps, check_result, check_n
+from dpverify.continual.trees import DENSE_LIMIT, guard, haar_basis, log2_exact, prefix_matrix, prefix_operator, straddle_sum, tree_levels, tree_matrix
+from dpverify.continual.checks import laplace_only
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -39,26 +29,26 @@ __all__ = [
 ]
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def boost_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
     """Exact MSE of each prefix after Hay's consistency: ``2ℓ²/ε² · wᵀ(HᵀH)⁻¹w``, O(n log n).
 
     ``wᵀ(HᵀH)⁻¹w = t²/(n(2n−1)) + Σ_h g_h(t)² / (2^h (2^h − 1))`` (Haar eigenbasis).
-    Reference: Hay et al. (2010); seed 004 §5.3; ``proofs/continual/baselines_variance.md``.
+    Reference: Hay et al. (2010); seed 004 §5.3; ``continual/baselines_variance.md``.
 
     Example
     -------
     >>> boost_expected_mse(2, 1.0).round(4).tolist()   # ℓ = 2: 2·4·(1/6 + 1/2), 2·4·(4/6)
     [5.3333, 5.3333]
     """
-    _laplace_only(noise, "boost")
-    eps = _check_eps(epsilon)
-    m = _log2_exact(n)
+    laplace_only(noise, "boost")
+    eps = check_eps(epsilon)
+    m = log2_exact(n)
     check_n(n, per_node=48, what=f"boost_expected_mse(n={n})")
     ell = m + 1
     t = np.arange(1, n + 1, dtype=float)
-    q = t**2 / (n * (2.0 * n - 1)) + _straddle_sum(n, lambda h: 1.0 / (2.0**h * (2.0**h - 1)))  # proof: boost-var
-    return _check_result(2.0 * ell**2 / eps**2 * q, epsilon)
+    q = t**2 / (n * (2.0 * n - 1)) + straddle_sum(n, lambda h: 1.0 / (2.0**h * (2.0**h - 1)))  # proof: boost-var
+    return check_result(2.0 * ell**2 / eps**2 * q, epsilon)
 
 
 def boost_strategy(n: int):
@@ -78,11 +68,11 @@ def boost_strategy(n: int):
     >>> bool(np.allclose(R @ (A @ x), np.cumsum(x)))
     True
     """
-    m = _log2_exact(n)
+    m = log2_exact(n)
     ell = float(m + 1)
     H = tree_matrix(n)
-    Psi, norms, eig = _haar_basis(n)
-    if n > _DENSE_LIMIT:
+    Psi, norms, eig = haar_basis(n)
+    if n > DENSE_LIMIT:
         d = 1.0 / (norms * eig)
         Ht, PsiT = H.T.tocsr(), Psi.T.tocsr()
 
@@ -90,13 +80,13 @@ def boost_strategy(n: int):
             return ell * (Psi @ (d * (PsiT @ (Ht @ y))))
 
         inner.m = H.shape[0]
-        return _prefix_operator(n, inner), _guard(H / ell)
+        return prefix_operator(n, inner), guard(H / ell)
     inv = (Psi @ sp.diags(1.0 / (norms * eig)) @ Psi.T)  # (HᵀH)⁻¹ in the Haar eigenbasis
-    R = ell * (_prefix_matrix(n) @ inv @ H.T)
-    return sp.csr_matrix(R), _guard(H / ell)  # proof: guard
+    R = ell * (prefix_matrix(n) @ inv @ H.T)
+    return sp.csr_matrix(R), guard(H / ell)  # proof: guard
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
     """Noisy tree (Lap(ℓ/ε) per node), Hay et al.'s two-pass least squares, prefix sums of the leaves.
 
@@ -106,12 +96,12 @@ def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     (4,)
     """
     a = check_counts(counts, "counts", nonempty=True)
-    eps = _check_eps(epsilon)
-    _laplace_only(noise, "boost")
-    m = _log2_exact(a.size)
+    eps = check_eps(epsilon)
+    laplace_only(noise, "boost")
+    m = log2_exact(a.size)
     ell = m + 1
     g = as_generator(rng)
-    x = [lv + g.laplace(0.0, ell / eps, size=lv.size) for lv in _tree_levels(a)]
+    x = [lv + g.laplace(0.0, ell / eps, size=lv.size) for lv in tree_levels(a)]
     # pass 1 (bottom up): z_v = (2^l − 2^{l−1})/(2^l − 1) x_v + (2^{l−1} − 1)/(2^l − 1) Σ_children z, l = height + 1
     z = [x[0]]
     for h in range(1, m + 1):

@@ -165,8 +165,8 @@ def cmd_release(args: argparse.Namespace) -> int:
 
     from dpverify.atomic import OutputError, atomic_open, check_output_path
     from dpverify.progress import progress
-    from dpverify.validation import check_budget, check_epsilon, check_positive_int
-    from dpverify.continual import release, stream
+    from dpverify.validation import check_epsilon, check_positive_int
+    from dpverify.continual import stream
     from dpverify.continual.methods import get_method
 
     # everything that can be checked is checked before any work
@@ -201,34 +201,9 @@ def cmd_release(args: argparse.Namespace) -> int:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(([args.public_index] if args.public_index else []) + [name])
             if s is None:  # an offline method: one batch, within the memory budget
-                check_budget(48 * n, f"the batch release of {n} counts by {args.method!r} (no online form)")
-                idx_all, parts = [], []
-                for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
-                    parts.append(a)
-                    if idx is not None:
-                        idx_all.extend(idx)
-                a = np.concatenate(parts)
-                if a.size > n:
-                    raise ValueError(f"--input has more than --horizon {n} data rows")
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    out = release(a, eps, args.method, rng=rng, noise=args.noise)
-                vals = [fmt(v) for v in out.tolist()]
-                w.writerows(zip(idx_all, vals) if args.public_index else ([v] for v in vals))
-                done = a.size
-                tick(done)
+                done = _release_batch(args, w, n, eps, rng, fmt, tick)
             else:
-                for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
-                    if done + a.size > n:
-                        raise ValueError(f"--input has more than --horizon {n} data rows")
-                    out = s.push_many(a) if hasattr(s, "push_many") else [s.push(int(x)) for x in a]
-                    vals = out.tolist() if hasattr(out, "tolist") else list(out)
-                    if idx is not None:
-                        w.writerows(zip(idx, map(fmt, vals)))
-                    else:  # numbers only: no quoting needed
-                        fh.write("\n".join(map(str if args.noise == "discrete" else repr, vals)) + "\n")
-                    done += a.size
-                    tick(a.size)
+                done = _release_stream(args, s, w, fh, n, fmt, tick)
             if done == 0:
                 raise ValueError(f"counts must be non-empty: --input {args.input} has no data rows")
     except OutputError:
@@ -244,6 +219,50 @@ def cmd_release(args: argparse.Namespace) -> int:
         print(f"released {done} running totals ({args.method}, {args.noise} noise, ε = {eps}) → {args.output} "
               f"column {name}")
     return 0
+
+
+def _release_batch(args: argparse.Namespace, w, n: int, eps: float, rng, fmt, tick) -> int:
+    """An offline method's release: every row read, one batch release, every row written; returns the rows."""
+    import warnings
+
+    import numpy as np
+
+    from dpverify.validation import check_budget
+    from dpverify.continual import release
+
+    check_budget(48 * n, f"the batch release of {n} counts by {args.method!r} (no online form)")
+    idx_all, parts = [], []
+    for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
+        parts.append(a)
+        if idx is not None:
+            idx_all.extend(idx)
+    a = np.concatenate(parts)
+    if a.size > n:
+        raise ValueError(f"--input has more than --horizon {n} data rows")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out = release(a, eps, args.method, rng=rng, noise=args.noise)
+    vals = [fmt(v) for v in out.tolist()]
+    w.writerows(zip(idx_all, vals) if args.public_index else ([v] for v in vals))
+    tick(a.size)
+    return a.size
+
+
+def _release_stream(args: argparse.Namespace, s, w, fh, n: int, fmt, tick) -> int:
+    """An online method's release: the rows pushed chunk by chunk, each chunk written; returns the rows."""
+    done = 0
+    for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
+        if done + a.size > n:
+            raise ValueError(f"--input has more than --horizon {n} data rows")
+        out = s.push_many(a) if hasattr(s, "push_many") else [s.push(int(x)) for x in a]
+        vals = out.tolist() if hasattr(out, "tolist") else list(out)
+        if idx is not None:
+            w.writerows(zip(idx, map(fmt, vals)))
+        else:  # numbers only: no quoting needed
+            fh.write("\n".join(map(str if args.noise == "discrete" else repr, vals)) + "\n")
+        done += a.size
+        tick(a.size)
+    return done
 
 
 def _method_mse(n: int, epsilon: float, method: str, noise: str):

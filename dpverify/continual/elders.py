@@ -8,8 +8,8 @@ restated in the issue that asked for it): every t is written in balanced
 base-k digits, a release adds or subtracts aligned blocks (nodes of a complete
 k-ary tree), every node gets Lap(levels/ε), and the noise of blocks that end
 after t is drawn in advance.  The variance formula, the privacy proof
-(``proofs/continual/elders_privacy.md``, including adaptively chosen streams)
-and the two numbers checked in :mod:`dpverify.continual.claims_elders` are
+(``continual/elders_privacy.md``, including adaptively chosen streams)
+and the two numbers checked in :mod:`dpverify.continual.claims.elders` are
 derived here, not transcribed.  Even k (digits ``-(k/2-1) .. k/2``) is this
 library's extension; the paper's k is odd.
 
@@ -39,13 +39,21 @@ Example
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
-import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts, check_positive_int
-from dpverify.continual.fenwick import _check_eps, _check_times
+from dpverify.continual.checks import check_eps, check_noise
+from dpverify.continual.elders_tree import (  # noqa: F401  (the tree's public names, also importable from here)
+    check_elders_branching,
+    elders_best_branching,
+    elders_digit_range,
+    elders_digit_sum_total,
+    elders_digits,
+    elders_levels,
+    elders_strategy,
+    resolve_elders_branching,
+)
+from dpverify.continual.elders_weights import check_weights, elders_node_factors, weighted_mse
 from dpverify.continual.node_noise import NodeNoise
 
 __all__ = [
@@ -60,121 +68,6 @@ __all__ = [
     "elders_release",
 ]
 
-_MAX_BRANCHING = 64
-_MAX_NNZ = 60_000_000  # strategy matrices above this many entries are refused (memory)
-_NOISES = ("laplace", "discrete")
-_GUARD = 2.0**-40  # strategy weights scaled by (1 - _GUARD): exact column sums stay below 1
-
-
-def _branching(k, name: str = "branching") -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {k!r}")
-    k = int(k)
-    if not 2 <= k <= _MAX_BRANCHING:
-        raise ValueError(f"{name} must be in [2, {_MAX_BRANCHING}], got {k}")
-    return k
-
-
-def elders_digit_range(k: int) -> tuple[int, int]:
-    """``(lo, hi)``: the balanced digit set {lo, ..., hi} of base k (k consecutive integers around 0).
-
-    Example
-    -------
-    >>> elders_digit_range(5), elders_digit_range(4)
-    ((-2, 2), (-1, 2))
-    """
-    k = _branching(k, "k (the branching factor)")
-    return -((k - 1) // 2), k // 2
-
-
-def elders_levels(n: int, k: int) -> int:
-    """L: the fewest balanced base-k digits representing every t in 1..n (hi (k^L - 1)/(k - 1) >= n).
-
-    Example
-    -------
-    >>> elders_levels(4, 3), elders_levels(5, 3), elders_levels(4095, 19), elders_levels(4095, 20)
-    (2, 3, 4, 3)
-    """
-    n = check_positive_int(n, "n")
-    _, hi = elders_digit_range(k)
-    L, top = 1, hi
-    while top < n:
-        L += 1
-        top = top * k + hi
-    return L
-
-
-def elders_digits(t, k: int, levels: int | None = None) -> np.ndarray:
-    """Balanced base-k digits of each t (rows = levels 0..L-1), L = ``elders_levels(max t, k)`` by default.
-
-    Example
-    -------
-    >>> elders_digits([1, 2, 3, 4], 3).T.tolist()   # 2 = -1 + 3, 4 = 1 + 3
-    [[1, 0], [-1, 1], [0, 1], [1, 1]]
-    """
-    lo, _ = elders_digit_range(k)
-    u = np.array(_check_times(t, "t"), ndmin=1)
-    if u.size == 0 or (u < 1).any():
-        raise ValueError("t must be a non-empty array of integers >= 1")
-    L = elders_levels(int(u.max()), k) if levels is None else check_positive_int(levels, "levels")
-    out = np.empty((L, u.size), dtype=np.int64)
-    for j in range(L):
-        q = (u - lo) // k
-        out[j] = u - k * q  # proof: elders-digit
-        u = q
-    if u.any():
-        raise ValueError(f"levels={L} too few for t up to {int(np.max(t))} in base {k}")
-    return out
-
-
-def _level_run(n: int, k: int, lo: int):
-    """Per level j: (first, last) value of u_j(t) for t = 1..n and the offset lo·R_j, R_j = (k^j - 1)/(k - 1)."""
-    L = elders_levels(n, k)
-    for j in range(L):
-        off = lo * (k**j - 1) // (k - 1)
-        yield j, (1 - off) // k**j, (n - off) // k**j, off
-
-
-def elders_digit_sum_total(n: int, k: int) -> int:
-    """Σ_{t=1..n} Σ_j |d_j(t)| exactly, in O(L) (u_j(t) = floor((t - lo R_j)/k^j) is a step function).
-
-    Example
-    -------
-    >>> elders_digit_sum_total(7, 3), int(abs(elders_digits(range(1, 8), 3)).sum())
-    (14, 14)
-    """
-    n = check_positive_int(n, "n")
-    lo, hi = elders_digit_range(k)
-    cyc = [abs(((q - lo) % k) + lo) for q in range(k)]
-    per = sum(cyc)
-
-    def F(x):  # Σ_{q=0}^{x-1} |d(q)|, d(q) = ((q - lo) mod k) + lo
-        return (x // k) * per + sum(cyc[: x % k])
-
-    total = 0
-    for j, q1, qn, off in _level_run(n, k, lo):
-        size = k**j
-        if q1 == qn:
-            total += n * cyc[q1 % k]
-            continue
-        first = (q1 + 1) * size + off - 1  # last t with u_j = q1
-        last = qn * size + off  # first t with u_j = qn
-        total += cyc[q1 % k] * first + cyc[qn % k] * (n - last + 1) + size * (F(qn) - F(q1 + 1))
-    return total
-
-
-def elders_best_branching(n: int) -> int:
-    """The k in [2, 64] with the least total MSE (uniform node noise: L(k)² · Σ_t Σ_j |d_j(t)|).
-
-    Example
-    -------
-    >>> elders_best_branching(4095), elders_best_branching(2**20)
-    (20, 19)
-    """
-    n = check_positive_int(n, "n")
-    cost = {k: elders_levels(n, k) ** 2 * elders_digit_sum_total(n, k) for k in range(2, _MAX_BRANCHING + 1)}
-    return min(cost, key=lambda k: (cost[k], k))
-
 
 def elders_node_variance(levels: int, epsilon: float, noise: str = "laplace") -> float:
     """Variance of one node's noise: Lap(L/ε) → 2L²/ε²; discrete, r = e^{-ε/L} → 2r/(1 - r)².
@@ -185,17 +78,13 @@ def elders_node_variance(levels: int, epsilon: float, noise: str = "laplace") ->
     18.0
     """
     L = check_positive_int(levels, "levels")
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     if noise == "laplace":
         return 2.0 * L * L / eps**2  # proof: elders-node-var
     if noise == "discrete":
         r = np.exp(-eps / L)
         return float(2.0 * r / np.expm1(-eps / L) ** 2)  # proof: elders-node-var
-    raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
-
-
-def _resolve(n: int, branching) -> int:
-    return elders_best_branching(n) if branching is None else _branching(branching)
+    raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
 
 
 def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None, noise: str = "laplace",
@@ -205,81 +94,23 @@ def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None,
     ``branching=None`` takes :func:`elders_best_branching`; ``weights="total"`` or
     ``"minimax"`` the certified optimal per-node scales
     (:mod:`dpverify.continual.elders_weights`, n <= 8191).  Proof:
-    ``proofs/continual/elders_privacy.md`` (the nodes' noises are independent).
+    ``continual/elders_privacy.md`` (the nodes' noises are independent).
 
     Example
     -------
     >>> elders_expected_mse(4, 1.0, branching=3).tolist()   # L = 2: 8 · (1, 2, 1, 2)
     [8.0, 16.0, 8.0, 16.0]
     """
-    from dpverify.continual.elders_weights import check_weights, weighted_mse
-
     n = check_positive_int(n, "n")
-    k = _resolve(n, branching)
+    k = resolve_elders_branching(n, branching)
     var = elders_node_variance(elders_levels(n, k), epsilon, noise)
     if check_weights(weights, n) != "uniform":
-        return weighted_mse(n, k, weights, _check_eps(epsilon), noise)
+        return weighted_mse(n, k, weights, check_eps(epsilon), noise)
     out = np.empty(n)
     for lo in range(0, n, 1 << 20):  # chunks keep the L x chunk digit array small
         t = np.arange(lo + 1, min(n, lo + (1 << 20)) + 1, dtype=np.int64)
         out[lo : lo + t.size] = var * np.abs(elders_digits(t, k, elders_levels(n, k))).sum(axis=0)  # proof: elders-mse
     return out
-
-
-def _node_weight(L: int) -> float:
-    """w = (1/L)(1 - 2^-40) rounded: L·w < 1 - 2^-41 exactly, so no float summation order lifts a column over 1."""
-    w = (1.0 / L) * (1.0 - _GUARD)
-    if Fraction(w) * L > 1 - Fraction(1, 2**41):  # a rounding bug, not an input error
-        raise RuntimeError(f"node weight guard failed for L={L}")
-    return w
-
-
-def elders_strategy(n: int, *, branching: int | None = None):
-    """``(R, A)`` scipy.sparse: A = w·(node membership), w = (1/L)(1 - 2^-40); R = ±L on the nodes of each t.
-
-    Rows of A are the nodes (level by level, index 1..I_j); W = R·A up to the
-    guard (L·w = 1 - O(2^-40)); the max column l1 norm of A is exactly <= 1.
-
-    Example
-    -------
-    >>> R, A = elders_strategy(4, branching=3)
-    >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((4, 4)))))
-    True
-    """
-    n = check_positive_int(n, "n")
-    R, A, _ = _strategy(n, _resolve(n, branching))
-    return R, A
-
-
-def _strategy(n: int, k: int):
-    lo, _ = elders_digit_range(k)
-    L = elders_levels(n, k)
-    if n * L * (k + 4) // 4 > _MAX_NNZ:
-        raise ValueError(f"n={n} too large for an explicit strategy (about {n * L * (k + 4) // 4} entries > {_MAX_NNZ})")
-    t = np.arange(1, n + 1, dtype=np.int64)
-    rows, cols, vals, a_rows, a_cols, offsets = [], [], [], [], [], []
-    offset, u = 0, t
-    for j in range(L):
-        q = (u - lo) // k
-        d = u - k * q
-        size = k**j
-        top = int(max(u.max(), (k * q).max(), -(-n // size)))  # nodes 1..top of level j (used or covering)
-        for m in range(1, int(np.abs(d).max(initial=0)) + 1):
-            sel = np.abs(d) >= m
-            node = np.where(d[sel] > 0, k * q[sel] + m, k * q[sel] - m + 1)
-            rows.append(t[sel] - 1)
-            cols.append(offset + node - 1)
-            vals.append(np.sign(d[sel]).astype(float) * L)
-        s = np.arange(1, n + 1, dtype=np.int64)
-        a_rows.append(offset + (s - 1) // size)  # count s lies in node ceil(s / k^j) of level j
-        a_cols.append(s - 1)
-        offsets.append((offset, top))
-        offset += top
-        u = q
-    R = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, offset))
-    ar = np.concatenate(a_rows)
-    A = sp.csr_matrix((np.full(ar.size, _node_weight(L)), (ar, np.concatenate(a_cols))), shape=(offset, n))
-    return R, A, offsets
 
 
 def _noise_on_levels(n: int, k: int, nn: NodeNoise, factors=None) -> np.ndarray:
@@ -318,12 +149,10 @@ def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     [1, 1, 3, 4]
     """
     a = check_counts(counts, "counts", nonempty=True)
-    eps = _check_eps(epsilon)
-    if noise not in _NOISES:
-        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
-    from dpverify.continual.elders_weights import check_weights, elders_node_factors
+    eps = check_eps(epsilon)
+    check_noise(noise)
 
-    k = _resolve(a.size, branching)
+    k = resolve_elders_branching(a.size, branching)
     L = elders_levels(a.size, k)
     factors = None
     if check_weights(weights, a.size) != "uniform":

@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_positive_int
 from dpverify.continual.elders import (
-    _NOISES,
-    _branching,
+    check_elders_branching,
     elders_best_branching,
     elders_digit_range,
     elders_expected_mse,
@@ -38,7 +36,7 @@ from dpverify.continual.elders import (
     elders_release,
     elders_strategy,
 )
-from dpverify.continual.fenwick import _check_count, _check_eps
+from dpverify.continual.streams import BoundedStream
 from dpverify.continual.elders_weights import check_weights, elders_node_factors
 from dpverify.continual.node_noise import NodeNoise
 
@@ -47,7 +45,7 @@ __all__ = ["EldersStream"]
 _BATCH = 64  # level-0 tables derived per read (bounded look-ahead; the noise stays addressed by node)
 
 
-class EldersStream:
+class EldersStream(BoundedStream):
     """``push(a_t)`` returns the noisy running total s_t; at most n pushes; state O(k log_k n).
 
     Example
@@ -59,19 +57,15 @@ class EldersStream:
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
                  weights: str = "uniform"):
-        self.n = check_positive_int(n, "n")
-        self.epsilon = _check_eps(epsilon)
-        if noise not in _NOISES:
-            raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
-        self.noise = noise
-        self.k = elders_best_branching(self.n) if branching is None else _branching(branching)
+        super().__init__(n, epsilon, rng, noise)
+        self.k = elders_best_branching(self.n) if branching is None else check_elders_branching(branching)
         self.levels = elders_levels(self.n, self.k)
         self._lo, self._hi = elders_digit_range(self.k)
         self._factors = None  # optimal per-node scales (O(n) state: the price of non-uniform weights)
         if check_weights(weights, self.n) != "uniform":
             self._factors = elders_node_factors(self.n, self.k, weights)[1]
         L = 1 if self._factors is not None else self.levels
-        self._nn = NodeNoise.from_rng(as_generator(rng), scale=L / self.epsilon, noise=noise)
+        self._nn = NodeNoise.from_rng(self._rng, scale=L / self.epsilon, noise=noise)
         L = self.levels
         self._d = [0] * L  # digits of t
         self._c = [0] * L  # centres u_{j+1}(t)
@@ -80,12 +74,6 @@ class EldersStream:
         self._high = 0  # Σ of the contributions of levels >= 1
         self._cache: list = [None] * L  # (first centre, tables) read ahead: O(k) numbers per level
         self._s = 0
-        self.t = 0
-
-    @property
-    def remaining(self) -> int:
-        """How many more pushes are allowed."""
-        return self.n - self.t
 
     def _table(self, j: int, c: int) -> list:
         cached = self._cache[j]
@@ -111,9 +99,7 @@ class EldersStream:
 
     def push(self, a_t):
         """Add count a_t (a non-negative integer) and return the noisy s_t."""
-        a = a_t if type(a_t) is int and a_t >= 0 else _check_count(a_t)
-        if self.t >= self.n:
-            raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
+        a = self.admit(a_t)
         self._s += a
         self.t += 1
         d, contrib = self._d, self._contrib

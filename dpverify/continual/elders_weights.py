@@ -3,7 +3,7 @@
 The program of :mod:`dpverify.continual.weights` on the elders strategy: node v
 gets noise of scale f_v/ε on its (integer) block sum with Σ_{v ∋ s} 1/f_v <= 1 for
 every count s (ε-DP by the same argument as the uniform tree, with per-node
-scales, ``proofs/continual/elders_privacy.md``); a node that holds no count of
+scales, ``continual/elders_privacy.md``); a node that holds no count of
 the horizon (it starts after n) gets no noise (f_v = 0: its value 0 is public).
 Uniform weights are f_v = L.  The optimum is certified by its dual (the
 :class:`~dpverify.continual.weights.WeightsResult` is kept with the factors).
@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from dpverify.validation import check_positive_int
-from dpverify.continual.elders import _strategy, elders_levels
+from dpverify.continual.elders_tree import elders_levels, elders_strategy_parts
 
 __all__ = ["elders_node_factors", "check_weights"]
 
@@ -60,7 +60,7 @@ def elders_node_factors(n: int, k: int, objective: str):
     """
     from dpverify.continual.weights import optimal_weights
 
-    R, A, offsets = _strategy(n, k)
+    R, A, offsets = elders_strategy_parts(n, k)
     res = optimal_weights(R, A, objective)
     w = float(A.data[0])  # the uniform entry (1/L)(1 - 2^-40) of A
     with np.errstate(divide="ignore"):

@@ -30,12 +30,12 @@ from dpverify.validation import as_generator, check_epsilon, check_positive_int,
 from dpverify.continual.api import expected_mse, release
 from dpverify.continual.baselines import (
     honaker_level_variances,
-    _digit_sums,
+    digit_sums,
     honaker_level_weights,
     static_total_mse,
 )
 from dpverify.continual.fda import fda_optimum
-from dpverify.continual.fenwick import _check_eps, _check_result, check_n
+from dpverify.continual.checks import check_eps, check_result, check_n
 from dpverify.continual.kary import best_branching, check_branching
 from dpverify.proofdocs import proven
 
@@ -215,10 +215,10 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
     return StaticComparison(ms, np.array(bo), np.array(pr), np.array(fd))
 
 
-@proven("proofs/continual/baselines_lower_bound.md")
+@proven("continual/baselines_lower_bound.md")
 def w_singular_values(n: int) -> np.ndarray:
     """Singular values of the n×n lower-triangular ones matrix W, descending:
-    ``σ_j = 1 / (2 sin((2j − 1)π / (2(2n + 1))))``, j = 1..n (``proofs/continual/baselines_lower_bound.md``).
+    ``σ_j = 1 / (2 sin((2j − 1)π / (2(2n + 1))))``, j = 1..n (``continual/baselines_lower_bound.md``).
 
     Example
     -------
@@ -230,7 +230,7 @@ def w_singular_values(n: int) -> np.ndarray:
     return 1.0 / (2.0 * np.sin((2 * j - 1) * np.pi / (2.0 * (2 * n + 1))))  # proof: w-singular
 
 
-@proven("proofs/continual/baselines_lower_bound.md")
+@proven("continual/baselines_lower_bound.md")
 def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
     """Lower bound on the total MSE of ``R (A a + Lap(1/ε))`` over all R·A = W with ||A||_1 <= 1:
     ``(2/ε²) ||W||_*² / n`` (nuclear norm; Li–Miklau's SVD bound, valid since column l1 >= l2).
@@ -240,10 +240,10 @@ def factorization_lower_bound(n: int, epsilon: float = 1.0) -> float:
     >>> round(factorization_lower_bound(2, 1.0), 4)   # 2 · (φ + 1/φ)² / 2 = 5
     5.0
     """
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     s = w_singular_values(n)
     bound = 2.0 / eps**2 * float(s.sum()) ** 2 / n  # proof: svd-bound
-    return float(_check_result(np.asarray(bound), epsilon))
+    return float(check_result(np.asarray(bound), epsilon))
 
 
 def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
@@ -263,7 +263,7 @@ def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
     for k in ks:
         k = check_branching(k, "ks")
         lam = honaker_level_weights(n, k, "optimized")
-        tot = float(honaker_level_variances(lam, k, 1.0) @ _digit_sums(n, k, lam.size)) / 2.0
+        tot = float(honaker_level_variances(lam, k, 1.0) @ digit_sums(n, k, lam.size)) / 2.0
         if best is None or tot < best[1]:
             best = (k, tot)
     if best is None:

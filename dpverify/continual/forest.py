@@ -6,7 +6,7 @@ inside a block the nodes are the Fenwick nodes of the block's local index
 t adds the noisy nodes of its local descent path to the noisy total of all
 earlier blocks.  The plain Fenwick strategy is the one block ``[(0, n)]``; FDA
 uses the greedy blocks of sizes ``2^m - 1`` (:func:`complete_blocks`, see
-``proofs/continual/fda_any_n.md``).
+``continual/fda_any_n.md``).
 
 :class:`ForestStream` releases such a forest online: ``push(a_t)`` one count
 (pure Python, O(log n)), or ``push_many(chunk)`` a whole chunk vectorised.  Its
@@ -30,14 +30,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_counts, check_epsilon, check_positive_int, check_real
+from dpverify.continual.checks import MAX_DISCRETE_SCALE, MAX_TOTAL, check_n, check_noise_scale  # noqa: F401
+from dpverify.continual.fenwick_tree import descent_sums
+from dpverify.continual.streams import CHUNK, BoundedStream
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["complete_blocks", "check_blocks", "block_of", "forest_descent_sums", "ForestStream", "check_noise_scale"]
-
-_CHUNK = 4096  # noise is drawn in aligned runs of this many nodes
-MAX_TOTAL = 2**62  # running totals (plus noise) stay inside int64
-MAX_DISCRETE_SCALE = 2.0**40  # integer noise beyond this scale could leave int64 (P(|Z| > 2^61) < e^-2^21)
 
 
 def complete_blocks(n: int) -> list[tuple[int, int]]:
@@ -50,8 +48,6 @@ def complete_blocks(n: int) -> list[tuple[int, int]]:
     >>> complete_blocks(7), complete_blocks(8), complete_blocks(10)
     ([(0, 7)], [(0, 7), (7, 1)], [(0, 7), (7, 3)])
     """
-    from dpverify.continual.fenwick import check_n
-
     n = check_n(n)
     out, o = [], 0
     while o < n:
@@ -120,8 +116,6 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
     >>> forest_descent_sums(np.ones(4), [(0, 3), (3, 1)]).tolist()   # release 3 = nodes 2, 3; 4 = nodes 2, 3, 4
     [1.0, 1.0, 2.0, 3.0]
     """
-    from dpverify.continual.fenwick import descent_sums
-
     x = np.asarray(x)
     if x.ndim != 1 or x.dtype.kind not in "iuf":
         raise ValueError(f"x must be a 1-d integer or float array, got shape {x.shape}, dtype {x.dtype}")
@@ -136,41 +130,7 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
     return out
 
 
-def check_noise_scale(epsilon: float, min_weight: float, noise: str) -> None:
-    """Refuse an ε whose noise cannot be represented: non-finite 1/(ε λ), or integer noise beyond 2^40.
-
-    Example
-    -------
-    >>> check_noise_scale(1.0, 0.5, "discrete") is None
-    True
-    """
-    epsilon = check_epsilon(epsilon)
-    min_weight = check_real(min_weight, "min_weight", positive=True)
-    if noise not in ("laplace", "discrete"):
-        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
-    scale = 1.0 / (epsilon * min_weight) if epsilon * min_weight > 0 else float("inf")
-    if not np.isfinite(scale) or not np.isfinite(2.0 * scale * scale):
-        raise ValueError(f"epsilon={epsilon!r} is too small for min_weight={min_weight!r}: the noise scale "
-                         f"1/(ε·λ) = {scale!r} overflows float64")
-    if noise == "discrete" and scale > MAX_DISCRETE_SCALE:
-        raise ValueError(f"epsilon={epsilon!r} is too small for integer noise: scale 1/(ε·λ) = {scale:.3g} > 2^40 "
-                         "(the noisy totals would not stay inside int64)")
-
-
-def _check_count(a) -> int:
-    if type(a) is int:  # fast path
-        if a < 0:
-            raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
-        return a
-    if isinstance(a, bool) or not isinstance(a, numbers.Real):
-        raise TypeError(f"a_t must be a non-negative integer, got {a!r} of type {type(a).__name__}")
-    f = float(a)
-    if not np.isfinite(f) or f != int(f) or f < 0:
-        raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
-    return int(a) if isinstance(a, (numbers.Integral, np.integer)) else int(f)
-
-
-class ForestStream:
+class ForestStream(BoundedStream):
     """Online (and chunked) release of a weighted block forest: at most n counts.
 
     ``weights_at(t)`` gives λ_t for 1-based positions t (vectorised, O(log n)
@@ -187,19 +147,11 @@ class ForestStream:
 
     def __init__(self, n: int, epsilon: float, blocks: Sequence[tuple[int, int]],
                  weights_at: Callable[[np.ndarray], np.ndarray], rng=None, noise: str = "laplace"):
-        self.n = check_positive_int(n, "n")
-        if self.n >= MAX_TOTAL:
-            raise ValueError(f"n must be < 2^62 (int64 positions), got {self.n}")
-        self.epsilon = check_epsilon(epsilon)
-        if noise not in ("laplace", "discrete"):
-            raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
-        self.noise = noise
-        self._rng = as_generator(rng)
+        super().__init__(n, epsilon, rng, noise)
         self._blocks = check_blocks(blocks, self.n)
         if not callable(weights_at):
             raise TypeError(f"weights_at must be callable, got {type(weights_at).__name__}")
         self._weights_at = weights_at
-        self.t = 0
         self._block = 0  # index of the current block
         self._zero = 0 if noise == "discrete" else 0.0
         self._true_base = 0  # true total of the finished blocks (exact int)
@@ -209,15 +161,10 @@ class ForestStream:
         self._z = np.empty(0)
         self._lam = np.empty(0)
 
-    @property
-    def remaining(self) -> int:
-        """How many more counts may be pushed (the bound n of Def. 5.2)."""
-        return self.n - self.t
-
     # ------------------------------------------------------------------ noise, in aligned runs
     def _draw(self, lo: int) -> None:
         """Draw the noise of the aligned run of nodes lo + 1 .. lo + 4096 (lo a multiple of 4096)."""
-        hi = min(self.n, lo + _CHUNK)
+        hi = min(self.n, lo + CHUNK)
         lam = np.asarray(self._weights_at(np.arange(lo + 1, hi + 1, dtype=np.int64)), dtype=float)
         if lam.shape != (hi - lo,) or not (np.isfinite(lam).all() and (lam > 0).all()):
             raise ValueError(f"weights_at must return {hi - lo} finite weights > 0 for nodes {lo + 1}..{hi}")
@@ -234,7 +181,7 @@ class ForestStream:
         pos = lo
         while pos < lo + m:
             if not self._buf_lo <= pos < self._buf_lo + self._z.size:
-                self._draw(pos - pos % _CHUNK)
+                self._draw(pos - pos % CHUNK)
             a = pos - self._buf_lo
             b = min(self._z.size, a + (lo + m - pos))
             zs.append(self._z[a:b])
@@ -247,14 +194,12 @@ class ForestStream:
     # ------------------------------------------------------------------ one count
     def push(self, a_t):
         """Add the count of release t = pushes + 1; return the noisy running total s_t."""
-        a = _check_count(a_t)
-        if self.t >= self.n:
-            self._refuse()
+        a = self.admit(a_t)
         o, size = self._blocks[self._block]
         t = self.t + 1
         i = t - o
         if not self._buf_lo < t <= self._buf_lo + self._z.size:
-            self._draw((t - 1) - (t - 1) % _CHUNK)
+            self._draw((t - 1) - (t - 1) % CHUNK)
         k = t - 1 - self._buf_lo
         z = self._z[k]
         path = self._path
@@ -287,9 +232,6 @@ class ForestStream:
         self._path = [(0, 0, self._zero)]
         self._block += 1
 
-    def _refuse(self):
-        raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
-
     # ------------------------------------------------------------------ a chunk, vectorised
     def push_many(self, counts) -> np.ndarray:
         """Push a chunk of counts; return their noisy running totals (same values as repeated ``push``).
@@ -300,9 +242,7 @@ class ForestStream:
         >>> s.push_many([2, 0, 1]).tolist(), s.push_many([4]).tolist()
         ([2, 2, 3], [7])
         """
-        a = check_counts(counts, "counts")
-        if a.size > self.n - self.t:
-            raise ValueError(f"stream is bounded: n={self.n}, {self.t} pushed, cannot push {a.size} more")
+        a = self.admit_many(counts)
         parts = []
         pos = 0
         while pos < a.size:
@@ -312,7 +252,7 @@ class ForestStream:
             parts.append(self._segment(a[pos : pos + m], o, size, lo))
             pos += m
         if not parts:
-            return np.empty(0, dtype=np.int64 if self.noise == "discrete" else float)
+            return self.empty()
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def _segment(self, a: np.ndarray, o: int, size: int, lo: int) -> np.ndarray:

@@ -9,7 +9,7 @@ Laplace total MSE (2/ε²) F(Θ),
     F(Θ) = tr(W (AᵀA)⁻¹ Wᵀ) = Σ_j d_j² g_j - tr(M⁻¹ ZᵀZ),
     g_j = ‖W e_j‖²,  M = I_p + ΘΘᵀ,  Z = W D Θᵀ   (Woodbury: (I + ΘᵀΘ)⁻¹ = I - Θᵀ M⁻¹ Θ).
 
-Its gradient (derived in ``proofs/continual/hdmm_gradient.md``, checked by finite
+Its gradient (derived in ``continual/hdmm_gradient.md``, checked by finite
 differences in the tests) is
 
     ∂F/∂Θ = -2 M⁻¹ (K - ZᵀZ M⁻¹ Θ) + 1 ⊗ (2 diag(QH) / d),   K = (WᵀZ)ᵀ D,
@@ -84,7 +84,7 @@ def _col_sq_norms(W) -> np.ndarray:
     return out
 
 
-@proven("proofs/continual/hdmm_gradient.md")
+@proven("continual/hdmm_gradient.md")
 def p_identity_objective(theta: np.ndarray, W, g: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """F(Θ) and ∂F/∂Θ (module docstring); ``g`` = squared column norms of W (computed if None).
 

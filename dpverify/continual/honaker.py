@@ -5,7 +5,7 @@ measured so far (the aligned blocks inside [1, t]); per-level budget shares λ_j
 Σ λ_j <= 1 (default uniform 1/L, the classical tree; ``weights="optimized"``
 tunes them).  Online.  (Honaker's *offline* estimator from the whole tree is
 the least squares estimate of Boost; ``tests/continual/test_baselines_exact.py``
-checks they coincide.)  Reference: Honaker, TPDP 2015; ``proofs/continual/baselines_variance.md``.
+checks they coincide.)  Reference: Honaker, TPDP 2015; ``continual/baselines_variance.md``.
 
 Example
 -------
@@ -21,18 +21,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts, check_finite_array, check_positive_int
-from dpverify.continual.fenwick import _check_eps, _check_result
-from dpverify.continual.kary import (
-    check_branching,
-    kary_levels,
-)
-from dpverify.continual._tree_common import (
-    _DENSE_LIMIT,
-    _check_noise,
-    _guard,
-    _laplace_only,
-)
-from dpverify.continual.forest import _check_count
+from dpverify.continual.checks import check_eps, check_noise, check_result, laplace_only
+from dpverify.continual.kary_tree import check_branching, kary_levels
+from dpverify.continual.streams import BoundedStream
+from dpverify.continual.trees import DENSE_LIMIT, guard
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -64,7 +56,7 @@ def honaker_level_weights(n: int, branching: int = 2, weights="uniform") -> np.n
         if weights == "uniform":
             return np.full(L, 1.0 / L)
         if weights == "optimized":
-            return _optimized_shares(n, k)
+            return optimized_shares(n, k)
         raise ValueError(f"weights must be 'uniform', 'optimized' or an array, got {weights!r}")
     w = check_finite_array(weights, "weights", shape=(L,))
     if (w <= 0).any() or w.sum() > 1 + 1e-12:
@@ -72,7 +64,7 @@ def honaker_level_weights(n: int, branching: int = 2, weights="uniform") -> np.n
     return w
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def honaker_level_variances(shares: np.ndarray, branching: int, epsilon: float) -> np.ndarray:
     """v_j: variance of the best estimate of one level-j block total from its subtree.
 
@@ -87,15 +79,15 @@ def honaker_level_variances(shares: np.ndarray, branching: int, epsilon: float) 
     if lam.size < 1 or (lam <= 0).any():
         raise ValueError(f"shares must be non-empty and > 0, got {lam.tolist()}")
     k = check_branching(branching)
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     prec = np.empty(lam.size)
     for j in range(lam.size):
         prec[j] = (eps * lam[j]) ** 2 / 2.0 + (prec[j - 1] / k if j else 0.0)  # proof: honaker-prec
     with np.errstate(divide="ignore"):
-        return _check_result(1.0 / prec, epsilon)
+        return check_result(1.0 / prec, epsilon)
 
 
-def _digit_counts(n: int, k: int, L: int) -> np.ndarray:
+def digit_counts(n: int, k: int, L: int) -> np.ndarray:
     """d[j, t-1] = digit j of t in base k."""
     t = np.arange(1, n + 1, dtype=np.int64)
     d = np.empty((L, n), dtype=np.int64)
@@ -107,10 +99,10 @@ def _digit_counts(n: int, k: int, L: int) -> np.ndarray:
 
 def _honaker_mse(n, k, shares, eps):
     v = honaker_level_variances(shares, k, eps)
-    return v @ _digit_counts(n, k, v.size)  # proof: honaker-mse
+    return v @ digit_counts(n, k, v.size)  # proof: honaker-mse
 
 
-def _digit_sums(n: int, k: int, L: int) -> np.ndarray:
+def digit_sums(n: int, k: int, L: int) -> np.ndarray:
     """D_j = Σ_{t=1}^{n} (digit j of t in base k), exactly, O(L): full cycles of k^(j+1), then the rest."""
     out = np.zeros(L)
     for j in range(L):
@@ -128,13 +120,13 @@ def _softmax(x):
 
 
 @lru_cache(maxsize=256)
-def _optimized_shares(n: int, k: int) -> np.ndarray:
+def optimized_shares(n: int, k: int) -> np.ndarray:
     """Minimise Σ_j D_j v_j(λ) over the simplex (λ = softmax(x)), with the exact gradient:
     ∂p_j/∂λ_i = λ_i k^(i−j) for i <= j (ε = 1; the optimal shares do not depend on ε)."""
     from scipy.optimize import minimize
 
     L = kary_levels(n, k)
-    D = _digit_sums(n, k, L)
+    D = digit_sums(n, k, L)
     decay = np.tril(float(k) ** (np.arange(L)[None, :] - np.arange(L)[:, None]))  # [j, i] = k^(i-j), i <= j
     scale = float(honaker_level_variances(np.full(L, 1.0 / L), k, 1.0) @ D)
 
@@ -158,21 +150,21 @@ def _optimized_shares(n: int, k: int) -> np.ndarray:
 def honaker_expected_mse(n: int, epsilon: float, *, branching: int = 2, weights="uniform", noise: str = "laplace") -> np.ndarray:
     """Exact MSE of release t: ``Σ_j d_j(t) v_j`` — t's digits count its complete level-j blocks.
 
-    Reference: Honaker (2015), online use of the tree; ``proofs/continual/baselines_variance.md``.
+    Reference: Honaker (2015), online use of the tree; ``continual/baselines_variance.md``.
 
     Example
     -------
     >>> honaker_expected_mse(3, 1.0).round(3).tolist()   # L = 2: v_0 = 8, v_1 = 16/3
     [8.0, 5.333, 13.333]
     """
-    _laplace_only(noise, "honaker")
+    laplace_only(noise, "honaker")
     n = check_positive_int(n, "n")
-    eps = _check_eps(epsilon)
+    eps = check_eps(epsilon)
     k = check_branching(branching)
-    return _check_result(_honaker_mse(n, k, honaker_level_weights(n, k, weights), eps), epsilon)
+    return check_result(_honaker_mse(n, k, honaker_level_weights(n, k, weights), eps), epsilon)
 
 
-def _honaker_nodes(n, k, L):
+def honaker_nodes(n, k, L):
     """Per level j: number of complete aligned blocks of size k^j inside [1, n]."""
     return [n // k**j for j in range(L)]
 
@@ -239,9 +231,9 @@ def honaker_strategy(n: int, *, branching: int = 2, weights="uniform"):
     k = check_branching(branching)
     lam = honaker_level_weights(n, k, weights)
     L = lam.size
-    counts = _honaker_nodes(n, k, L)
-    if n > _DENSE_LIMIT:
-        return _honaker_operator(n, k, lam, counts), _guard(_honaker_tree(n, k, lam, counts))
+    counts = honaker_nodes(n, k, L)
+    if n > DENSE_LIMIT:
+        return _honaker_operator(n, k, lam, counts), guard(_honaker_tree(n, k, lam, counts))
     offs = np.concatenate([[0], np.cumsum(counts)])
     nn = int(offs[-1])
     A = _honaker_tree(n, k, lam, counts)
@@ -265,10 +257,10 @@ def honaker_strategy(n: int, *, branching: int = 2, weights="uniform"):
         c = np.concatenate([np.arange(a, b) for a, b in zip(lo, q)]) if cnt.sum() else np.zeros(0, dtype=np.int64)
         C = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, counts[j]))
         R = R + C @ Z[j]
-    return R.tocsr(), _guard(A)  # proof: guard
+    return R.tocsr(), guard(A)  # proof: guard
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def honaker_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int = 2,
                     weights="uniform") -> np.ndarray:
     """Batch form: noisy tree, bottom-up BLUE of every block, s_t = Σ of t's complete blocks.
@@ -279,8 +271,8 @@ def honaker_release(counts, epsilon: float, rng=None, noise: str = "laplace", *,
     (5,)
     """
     a = check_counts(counts, "counts", nonempty=True)
-    eps = _check_eps(epsilon)
-    _check_noise(noise)
+    eps = check_eps(epsilon)
+    check_noise(noise)
     if noise != "laplace":
         raise ValueError("honaker's estimator is real-valued: noise must be 'laplace'")
     n = a.size
@@ -312,7 +304,7 @@ def honaker_release(counts, epsilon: float, rng=None, noise: str = "laplace", *,
     return out
 
 
-class HonakerStream:
+class HonakerStream(BoundedStream):
     """Online Honaker estimate: ``push(a_t)`` returns the BLUE of s_t from the nodes measured so far.
 
     Per level j it keeps the true count of the open block and the sum of the
@@ -328,9 +320,7 @@ class HonakerStream:
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, branching: int = 2,
                  weights="uniform"):
-        self.n = check_positive_int(n, "n")
-        self.epsilon = _check_eps(epsilon)
-        _check_noise(noise)
+        super().__init__(n, epsilon, rng, noise)
         if noise != "laplace":
             raise ValueError("honaker's estimator is real-valued: noise must be 'laplace'")
         self.k = check_branching(branching)
@@ -338,19 +328,12 @@ class HonakerStream:
         L = self._lam.size
         self._v = honaker_level_variances(self._lam, self.k, self.epsilon)
         self._sig2 = 2.0 / (self.epsilon * self._lam) ** 2
-        self._rng = as_generator(rng)
         self._open = [0] * L  # true count of the open block of each level
         self._done = [0.0] * L  # Σ BLUE of complete level-j blocks in the open level-(j+1) block
-        self.t = 0
-
-    @property
-    def remaining(self) -> int:
-        return self.n - self.t
 
     def push(self, a_t) -> float:
-        a_t = _check_count(a_t)  # the one count check of the streams (dpverify.continual.forest)
-        if self.t >= self.n:
-            raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
+        """Add a_t; return the BLUE of the running total s_t."""
+        a_t = self.admit(a_t)  # the one push guard of the streams (dpverify.continual.streams)
         t = self.t + 1
         k, L = self.k, self._lam.size
         for j in range(L):

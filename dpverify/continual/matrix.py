@@ -15,12 +15,12 @@ random probes otherwise) and a non-factorising pair is refused.
   N(0, σ²) on a unit-sensitivity query is (ε, δ)-DP, by bisection, rounded up);
 - ``total_mse``; ``is_causal`` (release t depends on a_1..a_t only: W lower
   triangular; then W a + B z is computed online with the noise drawn or
-  derived in advance, ``proofs/continual/elders_privacy.md`` §3) and
+  derived in advance, ``continual/elders_privacy.md`` §3) and
   ``factors_causal`` (every row of A that release t uses is complete by t);
 - ``reweighted(objective)``: the optimal positive diagonal D (strategy D A,
   reconstruction B D⁻¹), certified by its dual (:mod:`dpverify.continual.weights`);
 - ``lower_bound(epsilon)``: the singular-value bound of Li and Miklau,
-  (2/ε²) ‖W‖_*² / n for Laplace noise with Δ₁ <= 1 (``proofs/continual/baselines_lower_bound.md``);
+  (2/ε²) ‖W‖_*² / n for Laplace noise with Δ₁ <= 1 (``continual/baselines_lower_bound.md``);
 - ``p_identity_reference(epsilon)``: the offline HDMM-style p-Identity reference (:mod:`dpverify.continual.hdmm`).
 
 The side-by-side table against the library's strategies is :func:`dpverify.continual.matrix_table.compare`.
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import exp, log, sqrt
+from math import exp, sqrt
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,57 +46,11 @@ import scipy.sparse.linalg as spla
 
 from dpverify.validation import check_delta, check_epsilon
 from dpverify.continual.exact import max_column_norm_exact, round_up
+from dpverify.continual.matrix_ops import as_matrix, dense, lu_solve, row_sq_norms, tri_solve
 
 __all__ = ["MatrixMechanism", "gaussian_sigma"]
 
-_MAX_ENTRIES = 2**26  # dense intermediates above this many entries are refused (512 MB of float64)
 _PROBES = 8
-
-
-def _as_matrix(x, name: str):
-    if isinstance(x, spla.LinearOperator):
-        if len(x.shape) != 2:
-            raise ValueError(f"{name} must be 2-dimensional, got shape {x.shape}")
-        return x
-    if sp.issparse(x):
-        m = sp.csr_matrix(x, dtype=np.float64)
-        if not np.isfinite(m.data).all():
-            raise ValueError(f"{name} has a NaN or infinite entry")
-        return m
-    if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name} must be an array, a scipy.sparse matrix or a LinearOperator, got {type(x).__name__}")
-    a = np.asarray(x)
-    if a.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be real-valued, got dtype {a.dtype}")
-    a = a.astype(np.float64)
-    if a.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional, got shape {a.shape}")
-    if not np.isfinite(a).all():
-        raise ValueError(f"{name} has a NaN or infinite entry")
-    return a
-
-
-def _dense(x, name: str) -> np.ndarray:
-    if x.shape[0] * x.shape[1] > _MAX_ENTRIES:
-        raise ValueError(f"{name} of shape {x.shape} is too large to form densely (> {_MAX_ENTRIES} entries)")
-    if isinstance(x, spla.LinearOperator):
-        return np.asarray(x.matmat(np.eye(x.shape[1])))
-    return x.toarray() if sp.issparse(x) else np.asarray(x)
-
-
-def _row_sq_norms(B) -> np.ndarray:
-    if sp.issparse(B):
-        return np.asarray(B.multiply(B).sum(axis=1)).ravel()
-    if isinstance(B, spla.LinearOperator):
-        out = np.empty(B.shape[0])
-        step = max(1, _MAX_ENTRIES // max(1, B.shape[1]) // 4)
-        for lo in range(0, B.shape[0], step):
-            E = np.zeros((B.shape[0], min(step, B.shape[0] - lo)))
-            E[np.arange(lo, lo + E.shape[1]), np.arange(E.shape[1])] = 1.0
-            cols = np.asarray(B.rmatmat(E))  # Bᵀ e_t: row t of B
-            out[lo : lo + E.shape[1]] = (cols**2).sum(axis=0)
-        return out
-    return (B**2).sum(axis=1)
 
 
 def gaussian_sigma(epsilon: float, delta: float) -> float:
@@ -132,54 +86,6 @@ def gaussian_sigma(epsilon: float, delta: float) -> float:
     return hi * (1 + 1e-12)
 
 
-def _tri_solve(T, Y: np.ndarray, lower: bool) -> np.ndarray:
-    """Solve T X = Y for sparse triangular T and dense Y by level scheduling.
-
-    Row i's level is 1 + the largest level of the rows it depends on; the rows of
-    one level are solved together with one sparse-dense product, so a tree-shaped
-    strategy (depth O(log n)) costs O(log n) products of total work nnz(T)·columns(Y).
-    """
-    T = sp.csr_matrix(T)
-    n = T.shape[0]
-    diag = T.diagonal()
-    if (diag == 0).any():
-        raise ValueError("strategy is singular (a zero pivot): no reconstruction B = W A⁺")
-    off = sp.csr_matrix(T - sp.diags(diag))
-    off.eliminate_zeros()
-    ip, ind = off.indptr, off.indices
-    level = np.zeros(n, dtype=np.int64)
-    for i in range(n) if lower else range(n - 1, -1, -1):
-        deps = ind[ip[i] : ip[i + 1]]
-        if deps.size:
-            level[i] = level[deps].max() + 1
-    Y = np.ascontiguousarray(Y, dtype=np.float64)
-    X = np.empty(Y.shape)  # C order: scipy's sparse @ dense then needs no copy
-    order = np.argsort(level, kind="stable")
-    bounds = np.searchsorted(level[order], np.arange(level.max() + 2))
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        rows = order[a:b]
-        X[rows] = (Y[rows] - off[rows] @ X) / diag[rows, None] if off[rows].nnz else Y[rows] / diag[rows, None]
-    return X
-
-
-def _lu_solve(M, Y: np.ndarray) -> np.ndarray:
-    """M X = Y with a sparse LU of M (Pr M Pc = L U) and row-wise triangular solves for many right-hand sides."""
-    try:
-        lu = spla.splu(sp.csc_matrix(M))
-    except RuntimeError:
-        raise ValueError("strategy is singular (rank < number of columns): no reconstruction B = W A⁺") from None
-    Y = np.asarray(Y, dtype=np.float64)
-    V = _tri_solve(lu.L, _perm_rows(Y, lu.perm_r), lower=True)  # L V = Pr Y
-    Z = _tri_solve(lu.U, V, lower=False)  # U Z = V
-    return Z[lu.perm_c]  # X = Pc Z
-
-
-def _perm_rows(Y, perm_r):
-    out = np.empty_like(Y)
-    out[perm_r] = Y  # Pr Y: row i of Y goes to position perm_r[i]
-    return out
-
-
 @dataclass(frozen=True)
 class MatrixMechanism:
     """The linear mechanism B (A a + noise) for the workload W = B·A (see the module docstring).
@@ -201,8 +107,8 @@ class MatrixMechanism:
     _B: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        W = _as_matrix(self.workload, "workload")
-        A = _as_matrix(self.strategy, "strategy")
+        W = as_matrix(self.workload, "workload")
+        A = as_matrix(self.strategy, "strategy")
         if W.shape[1] != A.shape[1]:
             raise ValueError(f"strategy has {A.shape[1]} columns but workload has {W.shape[1]}: shapes do not match")
         if not (isinstance(self.rtol, float) and 0 < self.rtol < 1):
@@ -210,7 +116,7 @@ class MatrixMechanism:
         if self.reconstruction is None:
             B = self._solve(W, A)
         else:
-            B = _as_matrix(self.reconstruction, "reconstruction")
+            B = as_matrix(self.reconstruction, "reconstruction")
             if B.shape != (W.shape[0], A.shape[0]):
                 raise ValueError(f"reconstruction must have shape {(W.shape[0], A.shape[0])}, got {B.shape}")
         self._check_factorization(W, A, B)
@@ -225,14 +131,14 @@ class MatrixMechanism:
         p, n = A.shape
         if p < n:
             raise ValueError(f"strategy has {p} rows < {n} columns: it is singular (rank < n); pass a reconstruction")
-        Wt = _dense(W.T if not isinstance(W, spla.LinearOperator) else W.adjoint(), "workload")
+        Wt = dense(W.T if not isinstance(W, spla.LinearOperator) else W.adjoint(), "workload")
         As = sp.csc_matrix(A)
         if p == n and (sp.tril(As, -1).nnz == 0 or sp.triu(As, 1).nnz == 0):  # triangular: no LU needed
-            B = _tri_solve(As.T, np.asarray(Wt, dtype=np.float64), lower=sp.tril(As, -1).nnz == 0).T  # Aᵀ is lower iff A is upper
+            B = tri_solve(As.T, np.asarray(Wt, dtype=np.float64), lower=sp.tril(As, -1).nnz == 0).T  # Aᵀ is lower iff A is upper
         elif p == n:
-            B = _lu_solve(sp.csc_matrix(As.T), Wt).T  # Aᵀ X = Wᵀ, X = Bᵀ
+            B = lu_solve(sp.csc_matrix(As.T), Wt).T  # Aᵀ X = Wᵀ, X = Bᵀ
         else:
-            B = (As @ _lu_solve(sp.csc_matrix(As.T @ As), Wt)).T  # W (AᵀA)⁻¹ Aᵀ
+            B = (As @ lu_solve(sp.csc_matrix(As.T @ As), Wt)).T  # W (AᵀA)⁻¹ Aᵀ
         if not np.isfinite(B).all():
             raise ValueError("strategy is singular or ill-conditioned: B = W A⁺ is not finite")
         return B
@@ -258,7 +164,7 @@ class MatrixMechanism:
     def _columns(self):
         A = self.strategy
         if isinstance(A, spla.LinearOperator):
-            return _dense(A, "strategy")
+            return dense(A, "strategy")
         return A
 
     def sensitivity_exact(self, p: int = 1) -> Fraction:
@@ -298,7 +204,7 @@ class MatrixMechanism:
         [2.0]
         """
         eps = check_epsilon(epsilon)
-        rows = _row_sq_norms(self._B)
+        rows = row_sq_norms(self._B)
         if noise == "laplace":
             if delta is not None:
                 raise ValueError("delta is only for noise='gaussian'")
@@ -329,7 +235,7 @@ class MatrixMechanism:
         """
         W = self.workload
         if isinstance(W, spla.LinearOperator):
-            W = _dense(W, "workload")
+            W = dense(W, "workload")
         W = sp.coo_matrix(W)
         return bool(np.all(W.col[W.data != 0] <= W.row[W.data != 0]))
 
@@ -346,7 +252,7 @@ class MatrixMechanism:
         A = sp.coo_matrix(self._columns())
         last = np.full(A.shape[0], -1)
         np.maximum.at(last, A.row, A.col)
-        B = self._B if not isinstance(self._B, spla.LinearOperator) else _dense(self._B, "reconstruction")
+        B = self._B if not isinstance(self._B, spla.LinearOperator) else dense(self._B, "reconstruction")
         B = sp.coo_matrix(B)
         nz = B.data != 0
         return bool(np.all(last[B.col[nz]] <= B.row[nz]))
@@ -364,7 +270,7 @@ class MatrixMechanism:
         """
         from dpverify.continual.weights import optimal_weights
 
-        B = self._B if sp.issparse(self._B) else sp.csr_matrix(_dense(self._B, "reconstruction"))
+        B = self._B if sp.issparse(self._B) else sp.csr_matrix(dense(self._B, "reconstruction"))
         A = sp.csr_matrix(self._columns())
         res = optimal_weights(B, A, objective)
         d = res.weights
@@ -396,5 +302,5 @@ class MatrixMechanism:
         True
         """
         eps = check_epsilon(epsilon)
-        s = np.linalg.svd(_dense(self.workload, "workload"), compute_uv=False)
+        s = np.linalg.svd(dense(self.workload, "workload"), compute_uv=False)
         return float(2.0 / eps**2 * s.sum() ** 2 / self.workload.shape[1])

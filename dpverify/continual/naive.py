@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.validation import as_generator, check_counts, check_epsilon, check_positive_int
-from dpverify.continual.fenwick import check_n, node_variances
-from dpverify.continual.fenwick import _CHUNK, _Base, _check_count, _check_total
-from dpverify.continual.forest import MAX_TOTAL, check_noise_scale
+from dpverify.validation import as_generator, check_counts, check_epsilon
+from dpverify.continual.checks import MAX_TOTAL, check_n, check_noise_scale, check_total
+from dpverify.continual.fenwick import node_variances
+from dpverify.continual.streams import CHUNK, BoundedStream
 from dpverify.continual.methods import ContinualMethod, register_method
 from dpverify.primitives.sampling import discrete_laplace
 
@@ -70,7 +70,7 @@ def naive_release(counts, epsilon: float, rng=None, noise: str = "discrete") -> 
     [1, 3, 6]
     """
     a = check_counts(counts, "counts", nonempty=True)
-    _check_total(a)
+    check_total(a)
     eps = check_epsilon(epsilon)
     if noise not in ("laplace", "discrete"):
         raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
@@ -83,7 +83,7 @@ def _naive_release(a: np.ndarray, epsilon: float, rng: np.random.Generator, nois
     return NaiveStream(a.size, epsilon, rng=rng, noise=noise).push_many(a)
 
 
-class NaiveStream(_Base):
+class NaiveStream(BoundedStream):
     """The naive method online: ``s_t = s_{t-1} + a_t + noise`` with noise of scale 1/ε.
 
     Example
@@ -96,10 +96,12 @@ class NaiveStream(_Base):
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace"):
         super().__init__(n, epsilon, rng, noise)
         self._s = 0
+        self._buf = None
+        self._pos = 0
 
     def _refill(self):
         check_noise_scale(self.epsilon, 1.0, self.noise)
-        m = min(_CHUNK, self.n - self.t)
+        m = min(CHUNK, self.n - self.t)
         if self.noise == "laplace":
             self._buf = self._rng.laplace(0.0, 1.0 / self.epsilon, size=m).tolist()
         else:
@@ -108,9 +110,7 @@ class NaiveStream(_Base):
 
     def push(self, a_t):
         """Add a_t; return the noisy s_t."""
-        a = _check_count(a_t)
-        if self.t >= self.n:
-            self._refuse()
+        a = self.admit(a_t)
         if self._buf is None or self._pos >= len(self._buf):
             self._refill()
         s = self._s + (a + self._buf[self._pos])
@@ -130,9 +130,7 @@ class NaiveStream(_Base):
         >>> s.push_many([1, 2]).tolist(), s.push_many([3, 4]).tolist()
         ([1, 3], [6, 10])
         """
-        a = check_counts(counts, "counts")
-        if a.size > self.n - self.t:
-            raise ValueError(f"stream is bounded: n={self.n}, {self.t} pushed, cannot push {a.size} more")
+        a = self.admit_many(counts)
         if a.size and int(a.max()) * a.size + abs(self._s) >= MAX_TOTAL:
             if abs(self._s) + sum(int(x) for x in a) >= MAX_TOTAL:
                 raise ValueError("counts too large: the running total must stay below 2^62 (int64)")
@@ -150,7 +148,7 @@ class NaiveStream(_Base):
             self.t += m
             pos += m
         if not parts:
-            return np.empty(0, dtype=np.int64 if self.noise == "discrete" else float)
+            return self.empty()
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 

@@ -2,7 +2,7 @@
 
 Coefficient c with weight W(c) (n for the base, 2^h for a node over 2^h leaves)
 gets Lap(ρ/(ε W(c))), ρ = 1 + log2 n; inverse transform, prefix sums.  Static.
-Reference: seed 004 §5.3; ``proofs/continual/baselines_variance.md``.
+Reference: seed 004 §5.3; ``continual/baselines_variance.md``.
 
 Example
 -------
@@ -16,18 +16,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts
-from dpverify.continual.fenwick import _check_eps, _check_result, check_n
-from dpverify.continual._tree_common import (
-    _DENSE_LIMIT,
-    _guard,
-    _haar_basis,
-    _laplace_only,
-    _log2_exact,
-    _prefix_matrix,
-    _prefix_operator,
-    _straddle_sum,
-    _tree_levels,
-)
+from dpverify.continual.checks import check_eps, check_result, check_n
+from dpverify.continual.trees import DENSE_LIMIT, guard, haar_basis, log2_exact, prefix_matrix, prefix_operator, straddle_sum, tree_levels
+from dpverify.continual.checks import laplace_only
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -37,7 +28,7 @@ __all__ = [
 ]
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def privelet_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
     """Exact MSE of each prefix from Privelet: ``2ρ²/ε² (t²/n² + Σ_h g_h(t)²/4^h)``, ρ = 1 + log2 n.
 
@@ -48,14 +39,14 @@ def privelet_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> 
     >>> privelet_expected_mse(2, 1.0).tolist()   # ρ = 2: 8·(1/4 + 1/4), 8·(1 + 0)
     [4.0, 8.0]
     """
-    _laplace_only(noise, "privelet")
-    eps = _check_eps(epsilon)
-    m = _log2_exact(n)
+    laplace_only(noise, "privelet")
+    eps = check_eps(epsilon)
+    m = log2_exact(n)
     check_n(n, per_node=48, what=f"privelet_expected_mse(n={n})")
     rho = m + 1
     t = np.arange(1, n + 1, dtype=float)
-    q = t**2 / float(n) ** 2 + _straddle_sum(n, lambda h: 1.0 / 4.0**h)  # proof: privelet-var
-    return _check_result(2.0 * rho**2 / eps**2 * q, epsilon)
+    q = t**2 / float(n) ** 2 + straddle_sum(n, lambda h: 1.0 / 4.0**h)  # proof: privelet-var
+    return check_result(2.0 * rho**2 / eps**2 * q, epsilon)
 
 
 def privelet_strategy(n: int):
@@ -73,22 +64,22 @@ def privelet_strategy(n: int):
     >>> bool(np.allclose(R @ (A @ x), np.cumsum(x)))
     True
     """
-    m = _log2_exact(n)
+    m = log2_exact(n)
     rho = float(m + 1)
-    Psi, norms, _ = _haar_basis(n)
-    if n > _DENSE_LIMIT:
+    Psi, norms, _ = haar_basis(n)
+    if n > DENSE_LIMIT:
         Psi_csr = Psi.tocsr()
 
         def inner(y):  # ρ Ψ D⁻¹ y
             return rho * (Psi_csr @ (y / norms))
 
         inner.m = n
-        return _prefix_operator(n, inner), _guard(Psi.T / rho)
-    R = rho * (_prefix_matrix(n) @ Psi @ sp.diags(1.0 / norms))
-    return sp.csr_matrix(R), _guard(Psi.T / rho)  # proof: guard
+        return prefix_operator(n, inner), guard(Psi.T / rho)
+    R = rho * (prefix_matrix(n) @ Psi @ sp.diags(1.0 / norms))
+    return sp.csr_matrix(R), guard(Psi.T / rho)  # proof: guard
 
 
-@proven("proofs/continual/baselines_variance.md")
+@proven("continual/baselines_variance.md")
 def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> np.ndarray:
     """Haar coefficients + Lap(ρ/(ε W(c))), inverse transform, prefix sums.
 
@@ -98,13 +89,13 @@ def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -
     (4,)
     """
     a = check_counts(counts, "counts", nonempty=True)
-    eps = _check_eps(epsilon)
-    _laplace_only(noise, "privelet")
+    eps = check_eps(epsilon)
+    laplace_only(noise, "privelet")
     n = a.size
-    m = _log2_exact(n)
+    m = log2_exact(n)
     rho = m + 1
     g = as_generator(rng)
-    lv = _tree_levels(a)
+    lv = tree_levels(a)
     base = lv[m][0] / n + g.laplace(0.0, rho / (eps * n))
     est = np.array([base])  # running estimate of the block averages, top down
     for h in range(m, 0, -1):

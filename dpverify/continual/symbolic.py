@@ -10,9 +10,9 @@ Every function returns sympy objects derived here, not typed in:
 - :func:`ratio_sequence` -- err_org/err_FDA (Fig. 1) evaluated exactly from the two recursions;
 - :func:`fenwick_recurrences` -- Thms 5.1/5.2: ‖M‖₁ and trace(BᵀB) from the block recursions (5.12, 5.13)
   by ``rsolve``; :func:`popcount_prefix_sum_digits` -- Σ popcount(p) for any N from its binary digits
-  (``proofs/continual/thm5_symbolic.md``).
+  (``continual/thm5_symbolic.md``).
 
-Derivation document: ``proofs/continual/fda_derivation.md``.
+Derivation document: ``continual/fda_derivation.md``.
 
 Example
 -------

@@ -16,7 +16,7 @@ d_v = (2 c_v / m_v)^(1/3), m_v = (|A| μ)_v, so
 
     g(λ, μ) = Σ_v 3 (c_v(λ) m_v² / 4)^(1/3) - Σ_s μ_s,     c_v(λ) = Σ_t λ_t B_tv²
 
-is a lower bound on the optimum (weak duality, ``proofs/continual/weights_duality.md``).  The
+is a lower bound on the optimum (weak duality, ``continual/weights_duality.md``).  The
 returned weights are rescaled until their exact (rational) column sums are at
 most 1 - 2^-40, so the certified gap is ``primal(d) - g`` with a feasible d.
 

@@ -1,7 +1,7 @@
 """A PPCA-DP that is ε-differentially private: every data-dependent quantity is noised.
 
 Alg. 2 of seed 001 releases, without noise, the min–max normalisation, μ, σ²,
-W and U_k (see ``proofs/pca/thm3_counterexample.md``).  The corrected variant
+W and U_k (see ``pca/thm3_counterexample.md``).  The corrected variant
 replaces each of them by a differentially private estimate and splits ε:
 
 1. normalise with **public** bounds (lower, upper) to [0, 1], clipping outliers;
@@ -16,7 +16,7 @@ replaces each of them by a differentially private estimate and splits ε:
    back to the data's units with the public bounds.
 
 ε = ε_μ + ε_Σ + ε_K by sequential composition (replace-one neighbours, n public).
-Proof: ``proofs/pca/corrected_ppca_dp.md``.
+Proof: ``pca/corrected_ppca_dp.md``.
 
 Example
 -------
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify.validation import as_generator, check_epsilon, check_finite_array, check_positive_int
-from dpverify.pca._noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
+from dpverify.pca.noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
 from dpverify.pca.ppca import PPCAFit, check_data, check_k, sample_from_scores
 
 __all__ = ["CorrectedPPCADP", "DEFAULT_SPLIT"]

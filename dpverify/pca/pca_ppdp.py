@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify.validation import as_generator, check_epsilon, check_positive_int
-from dpverify.pca._noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
+from dpverify.pca.noise import bounds_length, check_bounds, check_release_size, noise_scale, public_normalise, sorted_eigh, symmetric_laplace
 from dpverify.pca.ppca import check_data, check_k, minmax_normalise
 
 __all__ = ["PCABasedPPDP"]

@@ -152,7 +152,7 @@ def fit_ppca(Xn: np.ndarray, k: int) -> PPCAFit:
     return PPCAFit(mean=mu, eigvals=np.maximum(lam[order], 0.0), U=U[:, order], k=k)  # Σ is PSD: clip round-off
 
 
-@proven("proofs/pca/ppca_model.md")
+@proven("pca/ppca_model.md")
 def sample_from_scores(fit: PPCAFit, K: np.ndarray, rng) -> np.ndarray:
     """Steps 6–9 of Alg. 1 (7–10 of Alg. 2): posterior draw s_i, then x′_i ~ N(W s_i + μ, σ² I).
 

@@ -14,7 +14,7 @@ Lap(√(k p)/ε).  The alternative reading without the root (Δ₁ = k√p) only
 noise; ``sensitivity=`` lets a user choose any Δ₁.  Neither choice matters for
 the verdict on Thm 3: the Gaussian part of the output (σ², μ, the discarded
 directions) never passes through the Laplace noise (claim
-``pca.thm3_ppca_dp_is_dp``, proof ``proofs/pca/thm3_counterexample.md``).
+``pca.thm3_ppca_dp_is_dp``, proof ``pca/thm3_counterexample.md``).
 
 Privacy claim as the paper states it (Thm 3): "Algorithm PPCA-DP satisfies
 ε-differential privacy."  It is refuted here.
@@ -28,14 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpverify.validation import as_generator, check_epsilon, check_positive_int, check_real
-from dpverify.pca._noise import check_release_size, noise_scale
+from dpverify.pca.noise import check_release_size, noise_scale
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise, sample_from_scores
 from dpverify.proofdocs import proven
 
 __all__ = ["PPCADP", "paper_sensitivity"]
 
 
-@proven("proofs/pca/thm3_counterexample.md")
+@proven("pca/thm3_counterexample.md")
 def paper_sensitivity(k: int, p: int) -> float:
     """Δ₁ = √(k p): ℓ1 bound on the change of one score row for rows in [0, 1]^p (our reading of eqs. 17–18).
 

@@ -27,7 +27,7 @@ resulting privacy loss exactly:
   to e₂, so the *score matrix itself* changes by O(n) in ℓ1 — the sensitivity
   argument (17–18) ignores that U_k and E X depend on the data.
 
-Proof: ``proofs/pca/thm3_counterexample.md``.
+Proof: ``pca/thm3_counterexample.md``.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def flip_pair(m: int = 25) -> tuple[np.ndarray, np.ndarray]:
     return D, Dp
 
 
-@proven("proofs/pca/thm3_counterexample.md")
+@proven("pca/thm3_counterexample.md")
 def feature2_law(X) -> tuple[float, float]:
     """(mean, variance) of every published feature-2 value of PPCA / PPCA-DP at k = 1, p = 2.
 
@@ -138,7 +138,7 @@ def feature2_law(X) -> tuple[float, float]:
     return float(X[:, 1].mean()), float(X[:, 1].var())  # proof: feature2-law
 
 
-@proven("proofs/pca/thm3_counterexample.md")
+@proven("pca/thm3_counterexample.md")
 def gaussian_hockey_stick(m1: float, v1: float, m2: float, v2: float, epsilon: float) -> float:
     """Exact δ(ε) = sup_S P₁(S) − e^ε P₂(S) for P₁ = N(m₁, v₁), P₂ = N(m₂, v₂) on ℝ.
 

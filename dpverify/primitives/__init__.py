@@ -1,4 +1,23 @@
-"""Primitives: Laplace, discrete Laplace, exponential mechanism, composition, usefulness."""
+"""The primitives room: the DP building blocks, with exact samplers.
+
+- :mod:`~dpverify.primitives.additive` — Laplace, geometric and grid-safe Laplace releases;
+- :mod:`~dpverify.primitives.sampling` — exact Laplace and discrete Laplace samplers;
+- :mod:`~dpverify.primitives.exponential` — the exponential mechanism (exact weights and sampling);
+- :mod:`~dpverify.primitives.randomized_response` — k-ary randomized response;
+- :mod:`~dpverify.primitives.composition` — sequential and parallel composition, a budget accountant;
+- :mod:`~dpverify.primitives.sensitivity` — L1 sensitivities of linear queries;
+- :mod:`~dpverify.primitives.usefulness` — (α, β)-usefulness of Laplace answers;
+- ``proofs/`` — proofs about this code (the exact discrete Laplace sampler).
+
+The statements these blocks implement are paper 002's; its claims (ids ``primitives.*``) and
+their proofs live in the survey room, :mod:`dpverify.survey`.
+
+Example
+-------
+>>> from dpverify.primitives import laplace_scale, sequential_epsilon
+>>> laplace_scale(2.0, 0.5), sequential_epsilon([0.5, 0.25])
+(4.0, 0.75)
+"""
 
 from dpverify.primitives.composition import (
     Accountant,

@@ -2,7 +2,7 @@
 
 M(D) = f(D) + Lap(Δf / ε) is ε-DP for a query f with ℓ1 sensitivity Δf: the density
 ratio of the outputs on neighbours is exp(ε(|x − f(D')| − |x − f(D)|)/Δf) ≤ e^{ε|f(D) − f(D')|/Δf}
-≤ e^ε (proof: ``proofs/primitives/laplace_dp.md``).  The geometric mechanism adds
+≤ e^ε (proof: ``survey/laplace_dp.md``).  The geometric mechanism adds
 two-sided geometric noise P(k) ∝ exp(−ε|k|/Δf) to an integer-valued query; the same
 argument holds term by term on the integers.
 """
@@ -47,7 +47,7 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return b
 
 
-@proven("proofs/primitives/laplace_dp.md")
+@proven("survey/laplace_dp.md")
 def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=None) -> np.ndarray:
     """f(D) + Lap(Δf/ε), independently per entry of ``value`` (or ``size`` draws of a scalar).
 
@@ -128,7 +128,7 @@ def _grid_sensitivity(sensitivity: float, grid: float, entries: int) -> int:
     return math.floor(sensitivity / grid) + entries
 
 
-@proven("proofs/audit/auditor_fp.md")
+@proven("audit/auditor_fp.md")
 def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=None, *, grid: float = 2.0**-10):
     """ε-DP Laplace-type release without floating-point leaks: outputs on the grid g·ℤ.
 

@@ -22,7 +22,7 @@ class BudgetExceeded(ValueError):
     """A spend would take the accountant past its budget (nothing was spent)."""
 
 
-@proven("proofs/primitives/composition.md")
+@proven("survey/composition.md")
 def sequential_epsilon(epsilons) -> float:
     """Σ ε_i: the budget of running ε_i-DP mechanisms one after another on the same data.
 
@@ -37,7 +37,7 @@ def sequential_epsilon(epsilons) -> float:
     return float(e.sum())  # proof: seq-sum
 
 
-@proven("proofs/primitives/composition.md")
+@proven("survey/composition.md")
 def parallel_epsilon(epsilons) -> float:
     """max ε_i: the budget of ε_i-DP mechanisms each run on a disjoint subset of the data.
 
@@ -52,7 +52,7 @@ def parallel_epsilon(epsilons) -> float:
     return float(e.max())  # proof: par-max
 
 
-@proven("proofs/primitives/composition.md")
+@proven("survey/composition.md")
 def product_law(*laws) -> np.ndarray:
     """The law of the tuple of independent outputs, flattened (outer product of the laws).
 

@@ -97,7 +97,7 @@ def exponential_cdf_bounds(scores, sensitivity: float, epsilon: float, *, factor
     return _bounds(q, dq, eps, c, int(bits))
 
 
-@proven("proofs/primitives/exponential_mechanism.md")
+@proven("survey/exponential_mechanism.md")
 def exponential_probabilities(scores, sensitivity: float, epsilon: float, *, factor: float = 2.0) -> np.ndarray:
     """Output law p_φ = exp(ε q_φ / (factor·Δq)) / Σ exp(...); ``factor=2`` is the ε-DP mechanism.
 

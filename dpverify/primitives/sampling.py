@@ -139,7 +139,7 @@ def _geometric_exact(t, shift, n: int, g: np.random.Generator) -> np.ndarray:
     return G
 
 
-@proven("proofs/primitives/discrete_laplace_sampler.md")
+@proven("primitives/discrete_laplace_sampler.md")
 def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     """Two-sided geometric noise: P(K = k) = (1 − r)/(1 + r) · r^|k|, r = exp(−1/scale), exactly.
 
@@ -150,7 +150,7 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     every scale (no float exponential, no lost low bits, no cut tail).  Returned as int64;
     scales above :data:`MAX_DISCRETE_SCALE` = 2^57 are refused (outputs would not fit int64).
     ``size`` draws are independent (a batch used on one datum costs size·ε).
-    Proof: ``proofs/primitives/discrete_laplace_sampler.md``.
+    Proof: ``primitives/discrete_laplace_sampler.md``.
 
     Example
     -------

@@ -27,7 +27,7 @@ def _matrix(A):
     return check_finite_array(A, "A", ndim=2)
 
 
-@proven("proofs/primitives/interactive_example.md")
+@proven("survey/interactive_example.md")
 def l1_sensitivity(A) -> float:
     """Add/remove-one sensitivity ``max_j Σ_i |A_ij|`` of f(x) = A x (dense or scipy.sparse A).
 

@@ -25,7 +25,7 @@ def _beta(beta) -> float:
     return b
 
 
-@proven("proofs/primitives/usefulness.md")
+@proven("survey/usefulness.md")
 def laplace_alpha(sensitivity: float, epsilon: float, m: int, beta: float) -> float:
     """α = (Δf/ε)·ln(m/β): the union-bound accuracy of m Laplace answers with failure ≤ β.
 

@@ -7,8 +7,12 @@ the papers got wrong, keeps the library's self-tests apart, and prints to at
 most 40 A4 pages) and
 ``DIR/report.json`` (the same content for machines, with the provenance
 needed to rerun it).  ``dpverify report --compare OLD.json`` shows what
-changed between two runs; ``--baseline OLD.json`` adds those changes to the page.  Every room's claims appear without changes here:
-the report iterates :func:`dpverify.claims.all_claims`.
+changed between two runs; ``--baseline OLD.json`` adds those changes to the page (the one
+drift comparison, :mod:`dpverify.claims.drift`).  ``dpverify report --from RESULTS.json`` writes
+the report of saved results (``dpverify verify --save RESULTS.json``, or a ``report.json``)
+without running any claim again (:func:`report_from_file`).  Every room's claims and papers
+appear without changes here: the report iterates :func:`dpverify.claims.all_claims` and reads
+the papers the rooms declare.
 
 Example
 -------
@@ -17,8 +21,8 @@ Example
 >>> compare_reports(load_report("old/report.json"), rep.document).changes   # doctest: +SKIP
 """
 
-from dpverify.report.build import SCHEMA, ReportFiles, build_document, load_report, make_report
-from dpverify.report.compare import Change, Comparison, compare_reports
+from dpverify.report.build import SCHEMA, ReportFiles, build_document, load_report, make_report, report_from_file
+from dpverify.claims.drift import Change, Comparison, compare_reports
 from dpverify.report.render import render_html
 from dpverify.report.papers import PAPERS, Paper, paper_for_seed
 from dpverify.report.provenance import collect_provenance
@@ -28,6 +32,7 @@ __all__ = [
     "ReportFiles",
     "build_document",
     "make_report",
+    "report_from_file",
     "load_report",
     "render_html",
     "Change",

@@ -23,15 +23,18 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from dpverify.atomic import atomic_write_text
-from dpverify.validation import check_positive_int, check_real
-from dpverify.claims import Claim, Result, all_claims, result_to_json, run_claims
+from dpverify.validation import check_real
+from dpverify.claims import Claim, Method, Outcome, Result, Source, Verdict, all_claims, get_claim, result_to_json
+from dpverify.claims import run_claims, to_jsonable
+from dpverify.claims.drift import compare_reports
 from dpverify.report.figures import FigureImage, render_claim_figure
 from dpverify.report.entries import VERDICTS, is_self_test
 from dpverify.report.render import render_html
 from dpverify.report.papers import paper_for_seed
 from dpverify.report.provenance import collect_provenance, find_seeds
 
-__all__ = ["SCHEMA", "ReportFiles", "build_document", "make_report", "load_report"]
+__all__ = ["SCHEMA", "ReportFiles", "build_document", "load_report", "make_report", "report_from_file",
+           "results_document", "saved_results", "write_report"]
 
 #: Identifies the JSON format (bumped when fields change incompatibly).
 SCHEMA = "dpverify-report/1"
@@ -48,7 +51,7 @@ class ReportFiles:
 
     @property
     def all_as_expected(self) -> bool:
-        return all(r.as_expected for r in self.results)
+        return not self.document["summary"]["differ_from_expected"]
 
 
 def build_document(
@@ -139,67 +142,147 @@ def make_report(
     command : str, optional
         The command line recorded in the provenance.
     proofs_root : path, optional
-        Where the proof documents are (default: this source tree's ``proofs/``).
+        A folder holding ``<room>/<file>.md`` proof documents (default: every room's ``proofs/``).
     compare_with : mapping, optional
         An earlier report document (:func:`load_report`); the changes since
         it are stored under ``"comparison"`` and shown in the page.
     """
-    if not isinstance(out_dir, (str, Path)):
-        raise TypeError(f"out_dir must be a path, got {out_dir!r} of type {type(out_dir).__name__}")
-    jobs = check_positive_int(jobs, "jobs")
-    if timeout is not None:
-        timeout = check_real(timeout, "timeout", positive=True)
-    if not isinstance(thorough, bool):
-        raise TypeError(f"thorough must be a bool, got {thorough!r}")
+    out = _check_out_dir(out_dir)
+    _check_old(compare_with)
     if only is not None and not isinstance(only, str):
         raise TypeError(f"only must be a string, got {only!r} of type {type(only).__name__}")
-    if compare_with is not None and (not isinstance(compare_with, Mapping)
-                                     or not isinstance(compare_with.get("claims"), list)):
-        raise ValueError("compare_with must be a report document with a 'claims' list (old), "
-                         f"got {type(compare_with).__name__}")
     selected = all_claims(only) if claims is None else list(claims)
     if not all(isinstance(c, Claim) for c in selected):
         raise TypeError("claims must be dpverify.claims.Claim objects")
     if not selected:
-        raise ValueError(f"no claim matches only={only!r}" if only else "no claims to report")
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"out_dir must be a directory, got the file {str(out)!r}")
-
+        raise ValueError(f"no claim matches --only {only!r}" if only else "no claims to report")
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     results = run_claims(selected, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress,
                          isolate=timeout is not None)
-    total = time.perf_counter() - t0
+    doc = results_document(results, command=command, started=started, total_seconds=time.perf_counter() - t0,
+                           settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough})
+    return write_report(out, doc, results, proofs_root=proofs_root, compare_with=compare_with)
 
+
+def results_document(results: Iterable[Result], *, command: str | None, started: datetime,
+                     total_seconds: float, settings: Mapping[str, Any] | None = None,
+                     figures_drawn: Iterable[str] = (), figure_errors: Mapping[str, str] | None = None,
+                     ) -> dict[str, Any]:
+    """The report document of results that ran (what ``report.json`` and ``verify --save`` hold).
+
+    Each entry also keeps the check's ``figure_data``, so that :func:`report_from_file`
+    can draw the figures later without running the check again.
+    """
+    results = list(results)
+    doc = build_document(results, provenance=collect_provenance(command=command, started=started),
+                         total_seconds=total_seconds, figure_errors=figure_errors, figures_drawn=figures_drawn,
+                         settings=settings)
+    for e, r in zip(doc["claims"], results):
+        e["figure_data"] = None if r.outcome.figure_data is None else to_jsonable(r.outcome.figure_data)
+    return doc
+
+
+def _check_out_dir(out_dir: str | Path) -> Path:
+    if not isinstance(out_dir, (str, Path)):
+        raise TypeError(f"out_dir must be a path, got {out_dir!r} of type {type(out_dir).__name__}")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out_dir must be a directory, got the file {str(out)!r}")
+    return out
+
+
+def _check_old(compare_with: Mapping[str, Any] | None) -> None:
+    if compare_with is not None and (not isinstance(compare_with, Mapping)
+                                     or not isinstance(compare_with.get("claims"), list)):
+        raise ValueError("compare_with must be a report document with a 'claims' list (old), "
+                         f"got {type(compare_with).__name__}")
+
+
+def _draw(results: Iterable[Result]) -> tuple[dict[str, FigureImage], dict[str, str]]:
     figures: dict[str, FigureImage] = {}
-    figure_errors: dict[str, str] = {}
+    errors: dict[str, str] = {}
     for r in results:
         img, err = render_claim_figure(r)
         if img is not None:
             figures[r.claim.id] = img
         elif err is not None:
-            figure_errors[r.claim.id] = err
+            errors[r.claim.id] = err
+    return figures, errors
 
-    doc = build_document(
-        results,
-        provenance=collect_provenance(command=command, started=started),
-        total_seconds=total,
-        figure_errors=figure_errors,
-        figures_drawn=figures,
-        settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough},
-    )
+
+def write_report(out_dir: str | Path, doc: Mapping[str, Any], results: Iterable[Result], *,
+                 proofs_root: str | Path | None = None,
+                 compare_with: Mapping[str, Any] | None = None) -> ReportFiles:
+    """Draw the figures of ``results``, then write ``report.html`` and ``report.json`` of ``doc``."""
+    out = _check_out_dir(out_dir)
+    _check_old(compare_with)
+    results = list(results)
+    figures, figure_errors = _draw(results)
+    doc = dict(doc)
+    doc["claims"] = [{**e, "figure": e["id"] in figures, "figure_error": figure_errors.get(e["id"])}
+                     for e in doc["claims"]]
     if compare_with is not None:
-        from dpverify.report.compare import compare_reports
-
         doc["comparison"] = compare_reports(compare_with, doc).to_json()
-    page = render_html(doc, evidence={r.claim.id: r.outcome.evidence for r in results}, figures=figures,
-                       proofs_root=proofs_root)
+    live = {r.claim.id: r.outcome.evidence for r in results if not isinstance(r.claim.check, _Saved)}
+    page = render_html(doc, evidence=live, figures=figures, proofs_root=proofs_root)
     out.mkdir(parents=True, exist_ok=True)
     html_path, json_path = out / "report.html", out / "report.json"
     atomic_write_text(html_path, page, force=True)
     atomic_write_text(json_path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", force=True)
     return ReportFiles(html_path, json_path, doc, tuple(results))
+
+
+class _Saved:
+    """The check of a claim read back from a saved run: it is never run (running it is an error)."""
+
+    def __init__(self, claim_id: str):
+        self.claim_id = claim_id
+
+    def __call__(self, thorough: bool = False):
+        raise RuntimeError(f"claim {self.claim_id} was read from saved results; it is not run again")
+
+
+def saved_results(doc: Mapping[str, Any]) -> list[Result]:
+    """The results of a saved run (``verify --save`` or ``report.json``), without running any check.
+
+    Each claim keeps its figure function when its room is found (:func:`dpverify.claims.registry.get_claim`
+    imports the rooms, it runs nothing), so the report can draw the figures from the saved data.
+    """
+    out = []
+    for e in doc["claims"]:
+        try:
+            figure = get_claim(e["id"]).figure
+        except KeyError:
+            figure = None
+        parts = e.get("source_parts") or {"seed": e.get("source", "")}
+        c = Claim(id=e["id"], source=Source(parts.get("seed", ""), parts.get("section", ""), parts.get("equation", "")),
+                  statement=e.get("statement", ""), method=Method(e["method"]), expected=Verdict(e["expected"]),
+                  check=_Saved(e["id"]), proof=e.get("proof"), figure=figure)
+        outcome = Outcome(Verdict(e["verdict"]), e.get("evidence") or {}, e.get("figure_data"), e.get("summary", ""))
+        out.append(Result(c, outcome, float(e.get("seconds", 0.0)), e.get("error")))
+    return out
+
+
+def report_from_file(saved: str | Path, out_dir: str | Path, *, proofs_root: str | Path | None = None,
+                     compare_with: Mapping[str, Any] | None = None) -> ReportFiles:
+    """Write the report of saved results (``dpverify verify --save FILE``, or a ``report.json``): no check runs.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> from dpverify.claims import claim, unregister, Outcome, Verdict, Source
+    >>> @claim("zzfrom.sum", source=Source("seed-x", "§1"), statement="1 + 1 = 2", method="exact computation")
+    ... def _c(thorough=False):
+    ...     return Outcome(Verdict.HOLDS, {"sum": 2})
+    >>> first = make_report(tempfile.mkdtemp(), only="zzfrom.")
+    >>> again = report_from_file(first.json, tempfile.mkdtemp())
+    >>> again.document["claims"][0]["evidence"], again.all_as_expected
+    ({'sum': 2}, True)
+    >>> unregister("zzfrom.sum")
+    """
+    doc = load_report(saved)
+    return write_report(out_dir, doc, saved_results(doc), proofs_root=proofs_root, compare_with=compare_with)
 
 
 def load_report(path: str | Path) -> dict[str, Any]:

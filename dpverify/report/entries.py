@@ -127,9 +127,9 @@ def claim_html(
     if proof:
         key = normpath(proof)
         if key in proof_ids:
-            meta.append(f'proof <a href="#{proof_ids[key]}">proofs/{_e(proof)}</a>')
+            meta.append(f'proof <a href="#{proof_ids[key]}">{_e(proof)}</a>')
         else:
-            meta.append(f'proof <span class="missing">proofs/{_e(proof)} (document not found)</span>')
+            meta.append(f'proof <span class="missing">{_e(proof)} (document not found)</span>')
     out.append(f'<p class="meta">{" · ".join(meta)}</p>')
     ev = raw_evidence if raw_evidence is not None else (c.get("evidence") or {})
     table = evidence_table(ev) if isinstance(ev, Mapping) else f"<pre>{_e(ev)}</pre>"

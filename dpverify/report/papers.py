@@ -1,8 +1,10 @@
-"""Which paper a claim comes from: seed ids mapped to titles (the table of SPEC.md).
+"""Which paper a claim comes from: seed ids mapped to the papers the rooms declare.
 
 A claim's ``source.seed`` names the seed file it restates, e.g. ``"004"`` or
-``"004_2063bbaa5f69f7be.txt"``.  The report groups claims by paper; a seed
-that is not in the table gets a section of its own.
+``"004_2063bbaa5f69f7be.txt"``.  The report groups claims by paper; the papers are
+those the rooms declare in their ``room.py`` (:class:`dpverify.rooms.Paper`: title,
+authors, venue), so a new room's paper appears without an edit here.  A seed no room
+declares gets a section of its own.
 
 Example
 -------
@@ -16,11 +18,14 @@ False
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Paper", "PAPERS", "paper_for_seed", "papers_from_spec"]
+from dpverify.rooms import Room, rooms
+
+__all__ = ["Paper", "PAPERS", "paper_for_seed", "papers", "papers_from_spec"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,8 @@ class Paper:
     """A paper (seed) section of the report.
 
     ``key`` is the normalised seed id (three digits for the known seeds,
-    the seed string itself otherwise); ``known`` says whether it is in the table.
+    the seed string itself otherwise); ``title`` the citation (authors, title, venue);
+    ``room`` the room that declares it; ``known`` says whether a room declares it.
     """
 
     key: str
@@ -38,24 +44,26 @@ class Paper:
     known: bool = True
 
 
-# The table at the top of shared/SPEC.md beside the source tree (seed file | paper | room); the test
-# tests/report/test_report_papers.py re-reads that table when it exists and
-# fails if this copy drifted from it.
-PAPERS: dict[str, Paper] = {
-    p.key: p
-    for p in (
-        Paper("000", "Thesis chapter 5: matrix-mechanism continual release (text ends at h(α))",
-              "000_929f809c6507214f.txt", "continual"),
-        Paper("001", "Gu, Zhang, Song, PPCA and PPCA-DP privacy-preserving data publishing",
-              "001_7a790d3cdc47e125.txt", "pca"),
-        Paper("002", "Blog translation of Zhu et al., Differentially Private Data Publishing and Analysis: "
-                     "A Survey (definitions)", "002_514c0aac27c4ee30.txt", "primitives"),
-        Paper("003", "Zhou, Lu, Wu, Study on utility optimization for randomized response mechanism, "
-                     "J. on Communications 2019", "003_fd0dbb2a33bed91b.txt", "rr"),
-        Paper("004", "Cai, Wu, Wang, Method based on matrix mechanism for DP continual data release, "
-                     "J. Frontiers of CS&T 10(4) 2016", "004_2063bbaa5f69f7be.txt", "continual"),
-    )
-}
+@functools.lru_cache(maxsize=4)
+def _papers_of(found: tuple[Room, ...]) -> dict[str, Paper]:
+    out: dict[str, Paper] = {}
+    for r in found:
+        for p in r.papers:
+            key = _normalise(p.key) or p.key
+            out.setdefault(key, Paper(key, p.citation, p.seed_file, r.name))
+    return dict(sorted(out.items()))
+
+
+def papers() -> dict[str, Paper]:
+    """The papers of every room (:func:`dpverify.rooms.rooms`), by seed key.
+
+    Example
+    -------
+    >>> papers()["003"].room
+    'rr'
+    """
+    return _papers_of(rooms())
+
 
 _SEED_RE = re.compile(r"^\s*0*(\d+)(?:_[0-9a-f]*)?(?:\.txt)?\s*$")
 
@@ -63,6 +71,10 @@ _SEED_RE = re.compile(r"^\s*0*(\d+)(?:_[0-9a-f]*)?(?:\.txt)?\s*$")
 def _normalise(seed: str) -> str | None:
     m = _SEED_RE.match(seed)
     return f"{int(m.group(1)):03d}" if m else None
+
+
+#: The papers of the rooms found when this module was imported (:func:`papers` looks again).
+PAPERS: dict[str, Paper] = papers()
 
 
 def paper_for_seed(seed: str, papers: dict[str, Paper] | None = None) -> Paper:
@@ -73,11 +85,11 @@ def paper_for_seed(seed: str, papers: dict[str, Paper] | None = None) -> Paper:
     seed : str
         ``"004"``, ``"4"``, ``"004_2063bbaa5f69f7be.txt"`` all name seed 004.
     papers : dict, optional
-        The table to look in (default :data:`PAPERS`).
+        The table to look in (default: :func:`papers`, every room's).
     """
     if not isinstance(seed, str):
         raise TypeError(f"seed must be a string, got {seed!r} of type {type(seed).__name__}")
-    table = PAPERS if papers is None else papers
+    table = _papers_of(rooms()) if papers is None else papers
     key = _normalise(seed)
     if key is not None and key in table:
         return table[key]

@@ -4,7 +4,7 @@ Public API
 ----------
 optimal_mechanism(pi, epsilon, delta=0.0) -> (P, u)
     The utility-optimal (ε, δ)-LDP design matrix for any n ≥ 2 (closed form,
-    proven by a dual certificate; ``proofs/rr/nary_optimum.md``).
+    proven by a dual certificate; ``rr/nary_optimum.md``).
 optimal_utility(pi, epsilon, delta=0.0) -> float
     The optimal utility u* alone.
 symbolic_optimum(delta_value=None) -> sympy.Piecewise

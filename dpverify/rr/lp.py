@@ -63,7 +63,7 @@ class LPSolution:
     certificate: Certificate
 
 
-@proven("proofs/rr/nary_optimum.md")
+@proven("rr/nary_optimum.md")
 def ldp_lp(pi, epsilon: float, delta: float = 0.0, definition: str = "per_output"):
     """(c, A_ub, b_ub, A_eq, b_eq) of the utility LP (sparse CSR matrices).
 

@@ -1,7 +1,7 @@
 """The n-ary utility optimum of seed 003's model (19)–(20), in closed form, with its dual certificate.
 
 The paper leaves the closed form open (§4, §5).  Derived here (see
-``proofs/rr/nary_optimum.md``), with E = e^ε and Π_k the sum of the k largest
+``rr/nary_optimum.md``), with E = e^ε and Π_k the sum of the k largest
 priors:
 
     u*(ε, δ) = δ + (1 − δ) · M*,     M* = max_{1≤k≤n} E Π_k / (E + k − 1).
@@ -58,7 +58,7 @@ def _check_pi(pi: Any, *, matrix: bool = False) -> np.ndarray:
     return p
 
 
-@proven("proofs/rr/nary_optimum.md")
+@proven("rr/nary_optimum.md")
 def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     """(S, M*): the k most likely inputs attaining M* = max_k E Π_k / (E + k − 1), and M*.
 
@@ -81,7 +81,7 @@ def optimal_support(pi: Any, epsilon: float) -> tuple[np.ndarray, float]:
     return np.sort(order[:kstar]), float(Mk[kstar - 1])
 
 
-@proven("proofs/rr/nary_optimum.md")
+@proven("rr/nary_optimum.md")
 def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     """u* = δ + (1 − δ) max_k E Π_k / (E + k − 1) of model (19)–(20).
 
@@ -96,7 +96,7 @@ def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     return dlt + (1 - dlt) * M  # proof: nary-u
 
 
-@proven("proofs/rr/nary_optimum.md")
+@proven("rr/nary_optimum.md")
 def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, float]:
     """A utility-optimal (ε, δ)-LDP design matrix for prior ``pi`` and its utility.
 
@@ -126,7 +126,7 @@ def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.n
     ([[0.15, 0.85], [0.0, 1.0]], 0.83)
 
     Reference: seed 003, eqs. (4), (15), model (19)–(20); derivation in
-    ``proofs/rr/nary_optimum.md``.
+    ``rr/nary_optimum.md``.
 
     Notes
     -----
@@ -166,11 +166,11 @@ class ExactOptimum:
 
 
 def _fractions(pi: Any, name: str) -> list[Fraction]:
-    from dpverify.audit.rational import _to_fraction  # int / Fraction / sympy Rational / "p/q" / float literal
+    from dpverify.audit.exact.rational import to_fraction  # int / Fraction / sympy Rational / "p/q" / float literal
 
     if isinstance(pi, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of rationals, got {pi!r}")
-    out = [_to_fraction(x, name) for x in pi]
+    out = [to_fraction(x, name) for x in pi]
     if any(x < 0 for x in out) or sum(out) != 1:
         raise ValueError(f"{name} must be a probability vector of rationals summing to 1, got {pi!r}")
     if len(out) < 2:
@@ -179,9 +179,9 @@ def _fractions(pi: Any, name: str) -> list[Fraction]:
 
 
 def _exact_E_delta(E: Any, delta: Any) -> tuple[Fraction, Fraction]:
-    from dpverify.audit.rational import _to_fraction
+    from dpverify.audit.exact.rational import to_fraction
 
-    E, d = _to_fraction(E, "E"), _to_fraction(delta, "delta")
+    E, d = to_fraction(E, "E"), to_fraction(delta, "delta")
     if not E > 1:
         raise ValueError(f"E = e^epsilon must be > 1, got {E}")
     if not 0 <= d < 1:

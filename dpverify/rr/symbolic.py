@@ -9,7 +9,7 @@ vertices, and every sign needed on the way (feasibility of a vertex, the order
 of two regime boundaries) is decided for *all* ε > 0 and δ ∈ (0, 1) by
 :func:`sign_everywhere`.  The paper's (4), (15) and the simplex reduced costs
 (7)–(9), (16)–(18) are then checked against this derivation (see
-``dpverify/rr/claims.py`` and ``proofs/rr/binary_optimum.md``).
+``dpverify/rr/claims/`` and ``rr/binary_optimum.md``).
 
 We write E = e^ε (so E > 1) throughout and substitute back at the end.
 """
@@ -50,7 +50,7 @@ p00, p11 = sp.symbols("p00 p11", real=True)
 _t, _s = sp.symbols("t s", positive=True)
 
 
-@proven("proofs/rr/binary_optimum.md")
+@proven("rr/binary_optimum.md")
 def sign_everywhere(expr: sp.Expr, with_delta: bool) -> int | None:
     """The sign of ``expr`` for every E > 1 (and every δ ∈ (0, 1)), or None if it changes.
 
@@ -113,7 +113,7 @@ def binary_constraints(with_delta: bool = True) -> list[tuple[sp.Expr, str]]:
     ]
 
 
-@proven("proofs/rr/binary_optimum.md")
+@proven("rr/binary_optimum.md")
 @lru_cache(maxsize=None)
 def binary_vertices(with_delta: bool = True) -> tuple[tuple[sp.Expr, sp.Expr], ...]:
     """Vertices (p00, p11) of the feasible region, valid for all E > 1 (and δ ∈ (0, 1)).
@@ -274,7 +274,7 @@ def symbolic_optimum(delta_value: sp.Expr | float | None = None) -> sp.Piecewise
 # ----------------------------------------------------------------------------- simplex check
 
 
-@proven("proofs/rr/binary_optimum.md")
+@proven("rr/binary_optimum.md")
 def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
     """(A, b, C) of the paper's standard form max CX, AX = b, X ≥ 0 (x1 = p00, x2 = p11).
 
@@ -306,7 +306,7 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
     return A, b, C
 
 
-@proven("proofs/rr/binary_optimum.md")
+@proven("rr/binary_optimum.md")
 def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool = False):
     """Reduced costs σ_j = c_j − c_B B⁻¹ a_j of the non-basic columns and the basic solution.
 

@@ -51,7 +51,8 @@ def lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple[float, float
     return primal, dual, cs, gap
 
 
-def _frac(v: Any) -> Fraction:
+def to_fraction(v: Any) -> Fraction:
+    """A number as an exact Fraction (a float by its shortest repr; NaN and inf refused)."""
     if isinstance(v, Fraction):
         return v
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
@@ -63,21 +64,21 @@ def _frac(v: Any) -> Fraction:
     return Fraction(str(v))
 
 
-def _entries(A: Any, name: str) -> tuple[list[tuple[int, int, Fraction]], tuple[int, int]]:
+def matrix_entries(A: Any, name: str) -> tuple[list[tuple[int, int, Fraction]], tuple[int, int]]:
     """The non-zero entries of a matrix (dense, nested lists, scipy sparse, or {(i, j): v}) as Fractions."""
     if isinstance(A, dict):
         rows = max((i for i, _ in A), default=-1) + 1
         cols = max((j for _, j in A), default=-1) + 1
-        return [(i, j, _frac(v)) for (i, j), v in A.items() if v != 0], (rows, cols)
+        return [(i, j, to_fraction(v)) for (i, j), v in A.items() if v != 0], (rows, cols)
     if hasattr(A, "tocoo"):
         coo = A.tocoo()
         if coo.nnz > _MAX_EXACT_NNZ:
             raise ValueError(f"{name} has {coo.nnz} non-zeros; exact verification is limited to {_MAX_EXACT_NNZ}")
-        return [(int(i), int(j), _frac(v)) for i, j, v in zip(coo.row, coo.col, coo.data) if v != 0], coo.shape
+        return [(int(i), int(j), to_fraction(v)) for i, j, v in zip(coo.row, coo.col, coo.data) if v != 0], coo.shape
     M = np.asarray(A, dtype=object)
     if M.ndim != 2:
         raise ValueError(f"{name} must be a 2-d matrix, got shape {M.shape}")
-    return [(i, j, _frac(M[i, j])) for i in range(M.shape[0]) for j in range(M.shape[1]) if M[i, j] != 0], M.shape
+    return [(i, j, to_fraction(M[i, j])) for i in range(M.shape[0]) for j in range(M.shape[1]) if M[i, j] != 0], M.shape
 
 
 def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, bool]:
@@ -96,18 +97,18 @@ def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, 
     >>> exact_lp_certificate([1, 2], [[1, 1]], [1], {}, [], [0, 1], [F(3, 2)], [])["dual_feasible"]
     False
     """
-    cq = [_frac(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    cq = [to_fraction(v) for v in np.ravel(np.asarray(c, dtype=object))]
     n = len(cq)
-    bu = [_frac(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
-    be = [_frac(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
-    xu = [_frac(v) for v in np.ravel(np.asarray(x, dtype=object))]
-    yu = [_frac(v) for v in np.ravel(np.asarray(y_ub, dtype=object))] if len(bu) else []
-    ye = [_frac(v) for v in np.ravel(np.asarray(y_eq, dtype=object))] if len(be) else []
+    bu = [to_fraction(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
+    be = [to_fraction(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    xu = [to_fraction(v) for v in np.ravel(np.asarray(x, dtype=object))]
+    yu = [to_fraction(v) for v in np.ravel(np.asarray(y_ub, dtype=object))] if len(bu) else []
+    ye = [to_fraction(v) for v in np.ravel(np.asarray(y_eq, dtype=object))] if len(be) else []
     if len(xu) != n or len(yu) != len(bu) or len(ye) != len(be):
         raise ValueError(f"dimensions do not match: c {n}, x {len(xu)}, b_ub {len(bu)}, y_ub {len(yu)}, "
                          f"b_eq {len(be)}, y_eq {len(ye)}")
-    Au = _entries(A_ub, "A_ub")[0] if len(bu) else []
-    Ae = _entries(A_eq, "A_eq")[0] if len(be) else []
+    Au = matrix_entries(A_ub, "A_ub")[0] if len(bu) else []
+    Ae = matrix_entries(A_eq, "A_eq")[0] if len(be) else []
     lhs_u, lhs_e = [Fraction(0)] * len(bu), [Fraction(0)] * len(be)
     r = [-v for v in cq]  # reduced costs Aᵀy − c
     for i, j, v in Au:
@@ -158,11 +159,11 @@ def _dense_float(A, m: int, n: int):
     if m == 0:
         return sps.csr_matrix((0, n))
     if isinstance(A, dict):
-        rows, cols, vals = zip(*((i, j, float(_frac(v))) for (i, j), v in A.items())) if A else ((), (), ())
+        rows, cols, vals = zip(*((i, j, float(to_fraction(v))) for (i, j), v in A.items())) if A else ((), (), ())
         return sps.csr_matrix((vals, (rows, cols)), shape=(m, n))
     if hasattr(A, "tocsr"):
         return A.tocsr().astype(float)
-    return sps.csr_matrix(np.array([[float(_frac(v)) for v in row] for row in np.asarray(A, dtype=object)]).reshape(m, n))
+    return sps.csr_matrix(np.array([[float(to_fraction(v)) for v in row] for row in np.asarray(A, dtype=object)]).reshape(m, n))
 
 
 def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool = False,
@@ -186,13 +187,13 @@ def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool 
         raise TypeError(f"maximize must be a bool, got {maximize!r}")
     if not isinstance(max_denominator, int) or max_denominator < 1:
         raise ValueError(f"max_denominator must be an integer >= 1, got {max_denominator!r}")
-    cq = [_frac(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    cq = [to_fraction(v) for v in np.ravel(np.asarray(c, dtype=object))]
     if not cq:
         raise ValueError("c must have at least one entry")
     cmax = cq if maximize else [-v for v in cq]
     n = len(cmax)
-    bu = [_frac(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
-    be = [_frac(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    bu = [to_fraction(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
+    be = [to_fraction(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
     Au, Ae = _dense_float(A_ub, len(bu), n), _dense_float(A_eq, len(be), n)

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpverify.toolkit.lp import _entries, _frac
+from dpverify.toolkit.lp import matrix_entries, to_fraction
 
 __all__ = ["QPOptimum", "qp_optimum"]
 
@@ -45,7 +45,7 @@ def _dense(A, m: int, n: int, name: str) -> list[list[Fraction]]:
     M = [[Fraction(0)] * n for _ in range(m)]
     if m == 0:
         return M
-    entries, shape = _entries(A, name)
+    entries, shape = matrix_entries(A, name)
     if (isinstance(A, dict) and (shape[0] > m or shape[1] > n)) or (not isinstance(A, dict) and tuple(shape) != (m, n)):
         raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}")
     for i, j, v in entries:
@@ -83,14 +83,14 @@ def qp_optimum(Q, c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, max_denomina
 
     if not isinstance(max_denominator, int) or max_denominator < 1:
         raise ValueError(f"max_denominator must be an integer >= 1, got {max_denominator!r}")
-    cq = [_frac(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    cq = [to_fraction(v) for v in np.ravel(np.asarray(c, dtype=object))]
     n = len(cq)
     if n == 0:
         raise ValueError("c must have at least one entry")
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
-    bu = [_frac(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
-    be = [_frac(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    bu = [to_fraction(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
+    be = [to_fraction(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
     Qq = _dense(Q, n, n, "Q")
     if any(Qq[i][j] != Qq[j][i] for i in range(n) for j in range(i)):
         raise ValueError("Q must be symmetric")

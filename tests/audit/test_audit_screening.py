@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpverify.audit import api, audit, projections, screening
+from dpverify.audit import audit, projections, screening, stages
 from dpverify.audit.projections import CoordinateSum, Projection, SignCount, fixed_statistics
 from dpverify.audit.suite import Laplace, LaplaceParallel, NoisyHist1, NoisyHist2
 
@@ -48,7 +48,7 @@ def test_discrete_and_scalar_outputs_get_no_fixed_statistics():
 # ----------------------------------------------------------------- schedule
 @given(st.integers(1, 500))
 def test_schedule_keeps_a_quarter_down_to_two(n):
-    s = screening._schedule(n)
+    s = screening.elimination_schedule(n)
     assert s[0] == n and s[-1] == min(n, 2)
     assert all(b < a for a, b in zip(s, s[1:]))
     assert all(b >= -(-a // 4) for a, b in zip(s, s[1:]))  # never fewer than a quarter are kept
@@ -108,8 +108,8 @@ def test_auto_retrains_the_screened_kind_and_classifier_also_tries_trees(monkeyp
     from dpverify.audit.suite import SVT6
 
     trained = []
-    real = api._train
-    monkeypatch.setattr(api, "_train", lambda mech, kind, *a: trained.append(kind) or real(mech, kind, *a))
+    real = stages._train
+    monkeypatch.setattr(stages, "_train", lambda mech, kind, *a: trained.append(kind) or real(mech, kind, *a))
     m = SVT6(0.5)
     pair = [(np.array([1.0] * 5 + [0.0] * 5), np.array([0.0] * 5 + [1.0] * 5))]
     r = audit(m, epsilon=m.epsilon, pairs=pair, samples=60_000, rng=0, confidence=0.9, stop_early=False)

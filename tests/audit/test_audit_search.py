@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpverify.audit import MechanismError, Neighbours, PatternCode, audit
-from dpverify.audit.events import _Binner
+from dpverify.audit.events import Binner
 from dpverify.audit.sequential import stage_plan
 from dpverify.audit.suite import CASES, Laplace, OneTimeRappor, ReportNoisyMax3, SVT5, TruncatedGeometric
 
@@ -74,8 +74,10 @@ def test_bad_input():
         audit(Laplace(1.0), epsilon=1.0, samples=2 * 10**10)
     with pytest.raises(ValueError, match="auto, classifier, pattern, offgrid"):
         audit(Laplace(1.0), epsilon=1.0, samples=10_000, statistic="magic")
-    with pytest.raises(ValueError, match="pairs"):
-        audit(lambda d, rng, n: rng.random(n), epsilon=1.0, samples=10_000)
+    with pytest.raises(ValueError, match="pairs is empty"):
+        audit(Laplace(1.0), epsilon=1.0, samples=10_000, pairs=[])
+    with pytest.raises(ValueError, match=r"pairs must hold \(d, d_prime\) pairs"):
+        audit(Laplace(1.0), epsilon=1.0, samples=10_000, pairs=[(0.0,)])
     with pytest.raises(ValueError, match="epsilon"):
         audit(Laplace(1.0), epsilon=-1.0, samples=10_000)
 
@@ -91,7 +93,7 @@ def test_pattern_code_has_no_cliff():
     g = np.random.default_rng(0)
     codes = PatternCode(0, 1)(g.integers(0, 2, (20_000, 40)))
     assert codes.dtype == np.int64 and len(np.unique(codes)) > 19_900
-    b = _Binner(codes, categorical=True, max_patterns=1000)
+    b = Binner(codes, categorical=True, max_patterns=1000)
     assert b.discrete and b.pooled and b.nbins == 1001
     mask = np.zeros(b.nbins, bool)
     mask[-1] = True

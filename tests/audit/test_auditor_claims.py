@@ -1,6 +1,6 @@
 """The audit claims reach their expected verdicts; an auditor that ignores the confidence breaks them."""
 
-import dpverify.audit.claims as ac
+import dpverify.selftest.claims.validity as validity
 from dpverify.claims import Verdict, all_claims, run_claims
 
 
@@ -21,7 +21,7 @@ def test_audit_claims_as_expected():
 
 def test_point_estimate_auditor_breaks_validity_claims(monkeypatch):
     """An 'auditor' reporting ln(p̂/q̂) without intervals must fail the ground-truth claim."""
-    real = ac.epsilon_lower_bound
+    real = validity.epsilon_lower_bound
 
     def naive(*args, **kw):
         r = real(*args, **kw)
@@ -31,6 +31,6 @@ def test_point_estimate_auditor_breaks_validity_claims(monkeypatch):
         eps = math.log(max(r.count_p, 1) / max(r.count_q, 1))
         return dataclasses.replace(r, epsilon=max(0.0, eps))
 
-    monkeypatch.setattr(ac, "epsilon_lower_bound", naive)
-    assert ac._ground_truth().verdict is Verdict.REFUTED
-    assert ac._false_rate().verdict is Verdict.REFUTED
+    monkeypatch.setattr(validity, "epsilon_lower_bound", naive)
+    assert validity._ground_truth().verdict is Verdict.REFUTED
+    assert validity._false_rate().verdict is Verdict.REFUTED

@@ -38,7 +38,7 @@ def test_attack_statistic_shapes():
 
 def test_safe_claim_fails_if_release_used_float_noise(monkeypatch):
     """Mutation: a 'safe' release that adds float Laplace noise is caught by the fp_safe claim."""
-    from dpverify.audit import claims as ac
+    from dpverify.selftest.claims import floating_point as ac
     from dpverify.primitives import additive as lap
 
     monkeypatch.setattr(lap, "safe_laplace_mechanism",

@@ -11,8 +11,8 @@ from collections import Counter
 import numpy as np
 
 from dpverify.audit import Neighbours, audit
-from dpverify.audit.api import _SCREEN_SHARE
-from dpverify.audit.search import _distinct_inputs
+from dpverify.audit.plan import SCREEN_SHARE
+from dpverify.audit.search import distinct_inputs
 from dpverify.audit.suite import NoisyHist1
 
 
@@ -51,23 +51,23 @@ def test_winning_pair_spends_the_rest_of_its_budget():
     winner = [m.draws[tuple(np.asarray(x, float).ravel().tolist())] for x in r.pair]
     assert 0.98 * r.samples <= max(winner) <= r.samples
     final = sum(s.n for s in r.stages if "safe" not in s.kind)  # a safe event's test shares its stage's draws
-    assert final >= (1 - _SCREEN_SHARE) * r.samples
+    assert final >= (1 - SCREEN_SHARE) * r.samples
 
 
 def test_a_shared_input_is_charged_for_every_pair_that_draws_it():
     """Most StatDP patterns share their first input; each pair draws it afresh in screening, and all
     those draws count against that input's budget (never more than ``samples`` in total)."""
     m, r, _ = _audit()
-    inputs, ix = _distinct_inputs(r.pairs)  # the candidates the audit itself generated
+    inputs, ix = distinct_inputs(r.pairs)  # the candidates the audit itself generated
     shared = [i for i in range(len(inputs)) if sum(i in p for p in ix) > 1]
     assert shared  # the relation's candidates do share inputs
     assert all(m.draws[tuple(np.asarray(inputs[i], float).ravel().tolist())] <= r.samples for i in shared)
-    assert sum(m.draws.values()) <= 2 * _SCREEN_SHARE * r.samples + 2 * r.samples
+    assert sum(m.draws.values()) <= 2 * SCREEN_SHARE * r.samples + 2 * r.samples
 
 
 def test_distinct_inputs_keys_by_value_dtype_and_shape():
     a = np.array([1.0, 2.0])
-    inputs, ix = _distinct_inputs([(a, a.copy()), (a.astype(np.float32), a.reshape(2, 1)), (3, 3.0)])
+    inputs, ix = distinct_inputs([(a, a.copy()), (a.astype(np.float32), a.reshape(2, 1)), (3, 3.0)])
     assert ix == [(0, 0), (1, 2), (3, 4)] and len(inputs) == 5
 
 
@@ -127,7 +127,7 @@ class _Recording:
 
 def test_screening_jobs_run_on_the_executor():
     """The screening jobs themselves are submitted (not only the final chunks): a recording executor
-    sees one _ScreenJob per pair and round, and the result equals the in-process one."""
+    sees one ScreenJob per pair and round, and the result equals the in-process one."""
     from dpverify.audit.suite import ReportNoisyMax1
 
     m = ReportNoisyMax1(0.5)
@@ -135,7 +135,7 @@ def test_screening_jobs_run_on_the_executor():
     ex = _Recording()
     a = audit(m, executor=ex, **kw).as_dict()
     b = audit(m, **kw).as_dict()
-    assert ex.tasks.count("_ScreenJob") == len(b["screened"]) > 2
+    assert ex.tasks.count("ScreenJob") == len(b["screened"]) > 2
     a.pop("seconds"), b.pop("seconds")
     assert a == b
 
@@ -153,6 +153,6 @@ def test_a_quick_refutation_on_an_executor_submits_few_screening_jobs():
     b = audit(ReportNoisyMax3(1.0), **kw)
     assert a.verdict().value == "refuted" and a.stages[0].kind == "quick check"
     da, db = a.as_dict(), b.as_dict()
-    assert ex.tasks.count("_ScreenJob") <= len(da["screened"]) + 3 < len(a.pairs)
+    assert ex.tasks.count("ScreenJob") <= len(da["screened"]) + 3 < len(a.pairs)
     da.pop("seconds"), db.pop("seconds")
     assert da == db

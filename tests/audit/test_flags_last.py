@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from dpverify.audit import epsilon_lower_bound
 from dpverify.audit.projections import Projection, fixed_statistics
 from dpverify.audit.suite import SVT1, SVT3, NumericalSVT
-from dpverify.audit.suite.exact import _svt_shared
+from dpverify.audit.ideal.laws import _svt_shared
 
 
 def test_flags_sort_above_values_in_their_given_order():

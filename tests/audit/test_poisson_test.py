@@ -14,14 +14,14 @@ import pytest
 from scipy import stats
 
 from dpverify.audit import audit
-from dpverify.audit.events import _Binner, _make_event
+from dpverify.audit.events import Binner, make_event
 from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper, poisson_draws, poisson_log_ratio_lower
 from dpverify.audit.mechanisms import FiniteMechanism
 from dpverify.audit.search import Neighbours
 from dpverify.audit.statistical import Selection, estimate, select_event
 from dpverify.audit.suite import SVT1
-from dpverify.audit.suite.exact import exact_law
-from dpverify.audit.suite.oracle import best_event_bound
+from dpverify.audit.ideal.laws import exact_law
+from dpverify.audit.ideal.oracle import best_event_bound
 
 
 # ----------------------------------------------------------------- the bound itself
@@ -87,9 +87,9 @@ def test_estimate_with_poisson_counts_does_not_overclaim():
     (measured: 70 of 400; with the level mutated to 4α, 316 — the test fails).  The event is the one
     outcome whose ratio is exactly e^ε, so any lost confidence shows."""
     mech, true_eps = _at_its_epsilon()
-    b = _Binner(np.arange(4), categorical=True)
+    b = Binner(np.arange(4), categorical=True)
     # the event {output 0}, whose ratio is exactly e^ε: the worst case for the guarantee
-    sel = Selection((_make_event("bins", np.array([True, False, False, False]), b),), "d>d_prime", 0.0, 0, "poisson")
+    sel = Selection((make_event("bins", np.array([True, False, False, False]), b),), "d>d_prime", 0.0, 0, "poisson")
     over = 0
     for seed in range(400):
         e = estimate(mech, (0, 1), sel, 4000, seed, None, alpha=0.2, delta=0.0)
@@ -100,7 +100,7 @@ def test_estimate_with_poisson_counts_does_not_overclaim():
 
 def test_poisson_test_needs_delta_zero():
     mech, _ = _at_its_epsilon()
-    b = _Binner(np.arange(4), categorical=True)
+    b = Binner(np.arange(4), categorical=True)
     ev = select_event(b, [np.array([[50, 5, 5, 5]] * 2), np.array([[20, 5, 5, 5]] * 2)], n_est=1000, alpha=0.1,
                       delta=0.0, tests=("binomial", "poisson"), min_count=1)
     sel = Selection(ev.events, ev.choice, ev.score, ev.n_selection, "poisson")
@@ -113,7 +113,7 @@ def test_poisson_test_needs_delta_zero():
 def test_selection_chooses_the_test_by_its_promise():
     """Rare events favour the conditional test (one bound at α instead of two at α/2); at δ > 0 only
     the binomial one is offered."""
-    b = _Binner(np.arange(3), categorical=True)
+    b = Binner(np.arange(3), categorical=True)
     rare = [np.array([[60, 4000, 5940]] * 2), np.array([[50, 4010, 5940]] * 2)]
     assert select_event(b, rare, n_est=10**6, alpha=0.1, delta=0.0, tests=("binomial", "poisson")).test == "poisson"
     assert select_event(b, rare, n_est=10**6, alpha=0.1, delta=1e-9, tests=("binomial", "poisson")).test == "binomial"

@@ -166,7 +166,7 @@ def test_walk_catches_half_noise_laplace():
 
 def test_walk_catches_overclaimed_finite_mechanism():
     """kRR's exact pmf at ε, claimed at ε/2: the exact branch fails for every drawn k and ε."""
-    from dpverify.audit._produced_rooms import krr
+    from dpverify.primitives.mechanisms import krr
 
     def overclaim(*, k, epsilon):
         m = krr(k=k, epsilon=epsilon)
@@ -180,7 +180,7 @@ def test_walk_catches_overclaimed_finite_mechanism():
 
 def test_walk_catches_sampler_off_its_pmf():
     """A sampler that ignores its stated pmf (kRR at 2ε with the pmf at ε) fails the goodness of fit."""
-    from dpverify.audit._produced_rooms import krr
+    from dpverify.primitives.mechanisms import krr
 
     def drifted(*, k, epsilon):
         m, fast = krr(k=k, epsilon=epsilon), krr(k=k, epsilon=2 * epsilon)

@@ -10,8 +10,9 @@ import pytest
 
 import dpverify.audit as audit
 from dpverify.audit import Mechanism, MechanismError, as_mechanism, checked_sample, epsilon_lower_bound
-from dpverify.audit.mechanisms import KRR, LaplaceMechanism
+from dpverify.audit.controls import KRR, LaplaceMechanism
 from dpverify.audit.protocol import FunctionMechanism
+from dpverify.mechanisms import Neighbours
 
 RNG = np.random.default_rng
 
@@ -30,7 +31,8 @@ def test_one_error_class_for_the_auditor_and_the_protocol():
 def test_callable_becomes_protocol_object():
     m = as_mechanism(lap, epsilon=1.0, relation="|d - d'| <= 1")
     assert isinstance(m, Mechanism) and isinstance(m, FunctionMechanism)
-    assert (m.name, m.epsilon, m.delta, m.relation) == ("lap", 1.0, 0.0, "|d - d'| <= 1")
+    assert (m.name, m.epsilon, m.delta, str(m.relation)) == ("lap", 1.0, 0.0, "|d - d'| <= 1")
+    assert isinstance(m.relation, Neighbours) and m.relation.domain.shape == ()  # free text: the scalar domain
     assert not hasattr(m, "output_distribution") and not hasattr(m, "delta_curve") and not hasattr(m, "sensitivity")
     assert checked_sample(m, 0.0, RNG(0), 5).shape == (5,)
     # same seed, same outputs; the object is picklable (runs on workers)
@@ -53,8 +55,9 @@ def test_class_instantiated_with_params_and_claims_from_attributes():
     assert set(np.unique(checked_sample(k, 1, RNG(0), 200))) <= {0, 1, 2}
     with pytest.raises(TypeError, match="takes no parameter 'bogus'"):
         as_mechanism(KRR, k=3, epsilon=1.0, bogus=2)
-    # an instance carrying .epsilon: the claim is read from it
+    # an instance carrying .epsilon: the claim is read from it; a Mechanism instance is returned as is
     assert as_mechanism(LaplaceMechanism(0.25)).epsilon == 0.25
+    assert as_mechanism(LaplaceMechanism, epsilon=0.25) == LaplaceMechanism(0.25)
 
 
 def test_optional_members_present_only_when_given():

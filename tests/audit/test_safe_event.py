@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dpverify.audit import audit
-from dpverify.audit.events import _Binner, _make_event
+from dpverify.audit.events import Binner, make_event
 from dpverify.audit.mechanisms import FiniteMechanism
 from dpverify.audit.statistical import Selection, estimate, estimate_each
 from dpverify.audit.suite import Laplace
@@ -24,9 +24,9 @@ def _two_events_at_epsilon():
     q = p * np.array([math.exp(-0.5), math.exp(-0.5), 1.0, 1.0])
     q = q / q.sum()
     eps = float(np.max(np.abs(np.log(p / q))))
-    b = _Binner(np.arange(4), categorical=True)
-    small = _make_event("bins", np.array([True, False, False, False]), b)
-    large = _make_event("bins", np.array([True, True, False, False]), b)
+    b = Binner(np.arange(4), categorical=True)
+    small = make_event("bins", np.array([True, False, False, False]), b)
+    large = make_event("bins", np.array([True, True, False, False]), b)
     return FiniteMechanism((tuple(p), tuple(q))), eps, small, large
 
 

@@ -87,9 +87,9 @@ def test_training_a_logistic_model_offers_both_variants():
     g = np.random.default_rng(2)
     probs_d = np.r_[np.full(3, 0.6), np.full(10, 0.5)]
     a, b = _bits(g, 20_000, probs_d), _bits(g, 20_000, np.full(13, 0.5))
-    names = [nm for nm, _ in screening._fitted("logistic", a, b, g)]
+    names = [nm for nm, _ in screening.fitted_statistics("logistic", a, b, g)]
     assert names == ["logistic", "sparse logistic"]
-    assert [nm for nm, _ in screening._fitted("boosting", a, b, g)] == ["boosting"]
+    assert [nm for nm, _ in screening.fitted_statistics("boosting", a, b, g)] == ["boosting"]
 
 
 def test_a_feature_constant_on_the_wald_rows_is_not_a_singular_matrix():

@@ -23,8 +23,8 @@ from dpverify.audit.intervals import poisson_log_ratio_lower
 from dpverify.audit.suite import CASES as SUITE
 from dpverify.audit.suite import (SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, ReportNoisyMax1, ReportNoisyMax2,
                                   ReportNoisyMax3, TruncatedGeometric)
-from dpverify.audit.suite.exact import exact_law
-from dpverify.audit.suite.oracle import _bound, best_event_bound, exact_epsilon, reach_probability, sampler_pvalue
+from dpverify.audit.ideal.laws import exact_law
+from dpverify.audit.ideal.oracle import _bound, best_event_bound, exact_epsilon, reach_probability, sampler_pvalue
 from dpverify.audit.suite.svt import _stop_after
 
 HALF = np.r_[np.zeros(5), np.ones(5)]
@@ -386,7 +386,7 @@ def test_poisson_pmf_is_accurate_where_scipy_cancels():
     edges for μ near 1000: 2e-13)."""
     import mpmath
 
-    from dpverify.audit.suite.reach import _TAIL, _poisson_pmf
+    from dpverify.audit.ideal.reach import _TAIL, _poisson_pmf
 
     mpmath.mp.dps = 40
     for mu in (3.7, 250.0, 700.0, 1000.0, 1300.0, 3e3, 1e5, 1e7, 1.5e8):

@@ -6,7 +6,7 @@ import pytest
 
 from dpverify.continual import expected_mse, release, stream
 from dpverify.continual.baselines import (
-    _honaker_nodes,
+    honaker_nodes,
     boost_expected_mse,
     honaker_level_weights,
     privelet_expected_mse,
@@ -141,7 +141,7 @@ def test_honaker_offline_equals_boost(m):
     var = 2 / lam[0] ** 2
     cov = np.linalg.inv(N.T @ N / var)
     assert np.allclose(np.diag(_W(n) @ cov @ _W(n).T), boost_expected_mse(n, 1.0), rtol=1e-10)
-    assert _honaker_nodes(n, 2, m + 1) == [n >> j for j in range(m + 1)]
+    assert honaker_nodes(n, 2, m + 1) == [n >> j for j in range(m + 1)]
 
 
 def test_honaker_optimized_beats_uniform_and_is_stationary():

@@ -19,7 +19,7 @@ from dpverify.continual import baselines as bl
 @pytest.mark.parametrize("f", [bl.boost_strategy, bl.privelet_strategy])
 def test_operator_equals_matrix_at_the_boundary(f, monkeypatch):
     R, A = f(1024)
-    monkeypatch.setattr(sys.modules[f.__module__], "_DENSE_LIMIT", 512)  # the family module reads it
+    monkeypatch.setattr(sys.modules[f.__module__], "DENSE_LIMIT", 512)  # the family module reads it
     Ro, Ao = f(1024)
     assert isinstance(Ro, LinearOperator) and not isinstance(R, LinearOperator)
     assert (A != Ao).nnz == 0
@@ -43,7 +43,7 @@ def test_large_n_factorisation_by_probes(f):
 def test_honaker_operator_equals_matrix_at_the_boundary(k, weights, monkeypatch):
     n = 1000
     R, A = bl.honaker_strategy(n, branching=k, weights=weights)
-    monkeypatch.setattr(sys.modules[bl.honaker_strategy.__module__], "_DENSE_LIMIT", 100)
+    monkeypatch.setattr(sys.modules[bl.honaker_strategy.__module__], "DENSE_LIMIT", 100)
     Ro, Ao = bl.honaker_strategy(n, branching=k, weights=weights)
     assert isinstance(Ro, LinearOperator) and (A != Ao).nnz == 0
     for y in np.random.default_rng(2).normal(size=(3, A.shape[0])):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from dpverify.claims import Verdict
-from dpverify.continual import claims_elders as ce
+from dpverify.continual.claims import elders as ce
 
 
 def test_honaker_ratio_holds():
@@ -17,7 +17,7 @@ def test_gaussian_crossover_is_inconclusive_with_a_summary():
 
 def test_factorization_holds_and_flips(monkeypatch):
     assert ce._factorization().verdict == Verdict.HOLDS
-    import dpverify.continual.elders as el
+    import dpverify.continual.elders_tree as el
 
     monkeypatch.setattr(el, "_node_weight", lambda L: 1.0 / L * (1 + 2.0**-30))  # a strategy over sensitivity 1
     assert ce._factorization().verdict == Verdict.REFUTED
@@ -33,8 +33,8 @@ def test_matrix_verifier_holds_and_flips(monkeypatch):
     assert ce._matrix_verifier().verdict == Verdict.HOLDS
     import dpverify.continual.matrix as mx
 
-    real = mx._row_sq_norms
-    monkeypatch.setattr(mx, "_row_sq_norms", lambda B: real(B) * (1 + 1e-6))  # a variance formula off by 1e-6
+    real = mx.row_sq_norms
+    monkeypatch.setattr(mx, "row_sq_norms", lambda B: real(B) * (1 + 1e-6))  # a variance formula off by 1e-6
     assert ce._matrix_verifier().verdict == Verdict.REFUTED
 
 
@@ -49,7 +49,7 @@ def _verdict(cid):
 
 
 def test_honaker_ratio_claim_refuted_when_the_elders_total_doubles(monkeypatch):
-    import dpverify.continual.elders as el
+    import dpverify.continual.elders_tree as el
 
     real = el.elders_digit_sum_total
     monkeypatch.setattr(el, "elders_digit_sum_total", lambda n, k: 2 * real(n, k))
@@ -64,11 +64,11 @@ def test_gaussian_crossover_claim_reproduces_with_the_factor_two_error(monkeypat
 
 
 def test_factorization_and_matrix_claims_flip_by_id(monkeypatch):
-    import dpverify.continual.elders as el
+    import dpverify.continual.elders_tree as el
     import dpverify.continual.matrix as mx
 
     monkeypatch.setattr(el, "_node_weight", lambda L: 1.0 / L * (1 + 2.0**-30))
     assert _verdict("continual.elders.factorization") == Verdict.REFUTED
-    real = mx._row_sq_norms
-    monkeypatch.setattr(mx, "_row_sq_norms", lambda B: real(B) * (1 + 1e-6))
+    real = mx.row_sq_norms
+    monkeypatch.setattr(mx, "row_sq_norms", lambda B: real(B) * (1 + 1e-6))
     assert _verdict("continual.matrix.verifier") == Verdict.REFUTED

@@ -3,8 +3,12 @@
 import numpy as np
 import pytest
 
-import dpverify.continual.claims as C
+import dpverify.continual.claims.fda as CF
+import dpverify.continual.claims.release as CP
+import dpverify.continual.claims.structure as CS
+import dpverify.continual.claims.thm5 as CT
 from dpverify.claims import Verdict, all_claims, run_claim
+from dpverify.rooms import proof_path
 
 IDS = [c.id for c in all_claims("continual.") if not c.id.startswith("continual.import")]
 MINE = {
@@ -23,7 +27,7 @@ def test_all_my_claims_registered_with_proofs(repo_root):
     for cid in MINE:
         c = by_id[cid]
         if c.proof:
-            assert (repo_root / "proofs" / c.proof).is_file()
+            assert proof_path(c.proof) is not None
 
 
 @pytest.mark.parametrize("cid", sorted(MINE))
@@ -40,15 +44,15 @@ def _verdict(cid):
 
 
 def test_broken_recombination_refutes_w_eq_bm(monkeypatch):
-    real = C.fenwick_recombination
-    monkeypatch.setattr(C, "fenwick_recombination", lambda n: real(n).T.tocsr())
+    real = CS.fenwick_recombination
+    monkeypatch.setattr(CS, "fenwick_recombination", lambda n: real(n).T.tocsr())
     assert _verdict("continual.w_eq_bm") == Verdict.REFUTED
 
 
 def test_broken_strategy_refutes_thm51(monkeypatch):
     import scipy.sparse as sp
 
-    real = C.fenwick_strategy
+    real = CT.fenwick_strategy
 
     def bad(n):
         M = real(n).tolil()
@@ -57,32 +61,31 @@ def test_broken_strategy_refutes_thm51(monkeypatch):
             M[n - 2, 1] = 1
         return sp.csr_matrix(M)
 
-    monkeypatch.setattr(C, "fenwick_strategy", bad)
+    monkeypatch.setattr(CT, "fenwick_strategy", bad)
     assert _verdict("continual.thm5.1") == Verdict.REFUTED
 
 
 def test_perturbed_weights_refute_optimality_and_privacy(monkeypatch):
-    real = C.fda_weights
-    monkeypatch.setattr(C, "fda_weights", lambda n: real(n) * np.where(np.arange(n) % 3 == 0, 0.9, 1.0))
+    real = CF.fda_weights
+    monkeypatch.setattr(CF, "fda_weights", lambda n: real(n) * np.where(np.arange(n) % 3 == 0, 0.9, 1.0))
     assert _verdict("continual.fda.any_n") == Verdict.REFUTED
-    import dpverify.continual.claims_privacy as CP
-
     monkeypatch.setattr(CP, "fda_weights", lambda n: real(n) * 1.001)
     assert _verdict("continual.release.privacy") == Verdict.REFUTED
 
 
 def test_wrong_mse_formula_refutes_simulation(monkeypatch):
+    import dpverify.continual.fda as D
     import dpverify.continual.fenwick as F
-
     import dpverify.continual.naive as N
 
     real = F.node_variances
     monkeypatch.setattr(F, "node_variances", lambda w, e, noise="laplace": 1.2 * real(w, e, noise))
     monkeypatch.setattr(N, "node_variances", F.node_variances)
+    monkeypatch.setattr(D, "node_variances", F.node_variances)
     assert _verdict("continual.release.mse") == Verdict.REFUTED
 
 
 def test_wrong_recursion_refutes_thm54(monkeypatch):
-    real = C.fda_weights
-    monkeypatch.setattr(C, "fda_weights", lambda n: np.full(n, 1.0 / n.bit_length()))
+    real = CT.fda_weights
+    monkeypatch.setattr(CT, "fda_weights", lambda n: np.full(n, 1.0 / n.bit_length()))
     assert _verdict("continual.thm5.4") == Verdict.REFUTED

@@ -263,7 +263,8 @@ def test_push_many_matches_push_and_refuses_overflow():
 
 
 def test_forest_stream_validates_its_inputs():
-    from dpverify.continual.forest import ForestStream, block_of, check_noise_scale, forest_descent_sums
+    from dpverify.continual.forest import ForestStream, block_of, forest_descent_sums
+    from dpverify.continual.checks import check_noise_scale
 
     ones = lambda t: np.ones(len(t))  # noqa: E731
     for blocks in ([(0, 2), (3, 1)], [(0, 0), (0, 3)], [(1, 3)], []):

@@ -101,7 +101,7 @@ def test_minimax_matches_cvxpy(n, k):
 def test_a_wrong_recursion_is_caught(monkeypatch):
     """The optimum check can fail: a wrong E_j (here 1.3 E_j) gives weights whose objective is
     measurably above the recursion's optimum, which cvxpy confirms."""
-    import dpverify.continual.kary as K
+    import dpverify.continual.kary_optimum as K
 
     n, k = 26, 3
     good = kary_optimum(n, k)

@@ -26,9 +26,9 @@ def test_expected_verdict(cid):
 
 
 def _clear():
-    from dpverify.pca import claims_corrected
+    from dpverify.pca import grid
 
-    for f in (pca_claims._thm3_evidence, claims_corrected._corrected_audit, pca_claims._grid):
+    for f in (pca_claims.thm3._thm3_evidence, pca_claims.corrected._corrected_audit, grid.figure_grid):
         f.cache_clear()
 
 
@@ -86,3 +86,28 @@ def test_ppca_privacy_claim_moves_when_noise_is_added(monkeypatch):
 
     monkeypatch.setattr(pca, "PPCA", Noisy)
     assert get_claim("pca.ppca_protects_privacy").check().verdict == Verdict.HOLDS
+
+
+def test_claims_are_filed_by_subject_with_every_erratum_in_one_module():
+    modules = {c.id: c.check.__module__ for c in all_claims("pca.")}
+    assert set(modules.values()) == {f"dpverify.pca.claims.{m}" for m in pca_claims.__all__}
+    errata = {cid for cid, m in modules.items() if m == "dpverify.pca.claims.errata"}
+    assert errata == {c.id for c in all_claims("pca.") if c.expected == Verdict.ERRATUM}
+
+
+def test_figure_claims_share_one_grid(monkeypatch):
+    """Every claim of Figs. 3-6 reads dpverify.pca.grid.figure_grid: one evaluation per data set."""
+    from dpverify.pca import grid
+
+    calls = []
+    real = grid.figure_grid
+
+    def counted(dataset, thorough=False):
+        calls.append((dataset, thorough))
+        return real(dataset, thorough)
+
+    monkeypatch.setattr(grid, "figure_grid", counted)
+    fig_ids = [c.id for c in all_claims("pca.fig3") + all_claims("pca.fig5")]
+    for cid in fig_ids:
+        get_claim(cid).check()
+    assert set(calls) == {("adult", False), ("magic", False)} and len(calls) == 2 * len(fig_ids)

@@ -118,7 +118,7 @@ def test_unknown_proof_is_flagged_not_linked(tmp_path):
         unregister("zzreport.noproof")
     page = rep.html.read_text(encoding="utf-8")
     check_report_html(page)
-    assert "proofs/nowhere/missing.md (document not found)" in page
+    assert "nowhere/missing.md (document not found)" in page
     assert "PPCA" in page  # seed 001's title
 
 

@@ -73,3 +73,12 @@ def test_simulation_figure():
     c = get_claim("rr.simulation")
     fig = c.figure(c.check())
     assert len(fig.axes[0].lines) == 8
+
+
+def test_claims_are_filed_by_subject_with_every_erratum_in_one_module():
+    import dpverify.rr.claims as package
+
+    modules = {c.id: c.check.__module__ for c in all_claims("rr.")}
+    assert set(modules.values()) == {f"dpverify.rr.claims.{m}" for m in package.__all__}
+    errata = {cid for cid, m in modules.items() if m == "dpverify.rr.claims.errata"}
+    assert errata == {c.id for c in all_claims("rr.") if c.expected == Verdict.ERRATUM}

@@ -21,8 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpverify.audit.search import Neighbours
-from dpverify.audit.suite._base import BenchmarkMechanism, _eps, _n, _vec
+from dpverify.mechanisms.relations import Neighbours
+from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, vector_of
 
 __all__ = ["TruncatedGeometric"]
 
@@ -39,8 +39,8 @@ class TruncatedGeometric(BenchmarkMechanism):
     name = "TruncatedGeometric"
 
     def __init__(self, epsilon: float = 0.1, n: int = 5):
-        self.epsilon = _eps(epsilon)
-        self.n = _n(n)
+        self.epsilon = epsilon_of(epsilon)
+        self.n = count_of(n)
         self.k = math.ceil(math.log(2.0 / self.epsilon))
         self.d = (2 ** (self.k + 1) + 1) * (2**self.k + 1) ** (self.n - 1)
         if self.d >= 2**62:
@@ -65,7 +65,7 @@ class TruncatedGeometric(BenchmarkMechanism):
         return math.log(worst)
 
     def sample(self, data, rng, n):
-        c = int(round(float(_vec(data)[0])))
+        c = int(round(float(vector_of(data)[0])))
         f = np.array(self.cdf(min(max(c, 0), self.n)), dtype=np.int64)
-        u = rng.integers(1, self.d + 1, _n(n))
+        u = rng.integers(1, self.d + 1, count_of(n))
         return np.searchsorted(f, u, side="left")  # least z with F(z) ≥ u

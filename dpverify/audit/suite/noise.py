@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.audit.search import Neighbours
-from dpverify.audit.suite._base import BenchmarkMechanism, _eps, _n, _vec
+from dpverify.mechanisms.relations import Neighbours
+from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, vector_of
 
 __all__ = ["Laplace", "LaplaceParallel", "NoisyHist1", "NoisyHist2", "PrefixSum"]
 
@@ -36,17 +36,17 @@ class Laplace(BenchmarkMechanism):
     name = "Laplace"
 
     def __init__(self, epsilon: float = 0.1):
-        self.epsilon = _eps(epsilon)
+        self.epsilon = epsilon_of(epsilon)
         self.true_epsilon = self.epsilon
         self.relation = Neighbours(shape=(1,), kind="l1", bound=1)
 
     def sample(self, data, rng, n):
-        return rng.laplace(float(_vec(data)[0]), 1.0 / self.epsilon, _n(n))
+        return rng.laplace(float(vector_of(data)[0]), 1.0 / self.epsilon, count_of(n))
 
     def log_density(self, data, outputs):
         """log of the Laplace density at ``outputs`` (the white-box hook)."""
         b = 1.0 / self.epsilon
-        return -np.abs(np.asarray(outputs, dtype=float) - float(_vec(data)[0])) / b - np.log(2 * b)
+        return -np.abs(np.asarray(outputs, dtype=float) - float(vector_of(data)[0])) / b - np.log(2 * b)
 
 
 class NoisyHist1(BenchmarkMechanism):
@@ -61,13 +61,13 @@ class NoisyHist1(BenchmarkMechanism):
     name = "NoisyHist1"
 
     def __init__(self, epsilon: float = 0.1):
-        self.epsilon = _eps(epsilon)
+        self.epsilon = epsilon_of(epsilon)
         self.true_epsilon = self.epsilon
         self.relation = Neighbours(shape=(5,), kind="l1", bound=1)
 
     def sample(self, data, rng, n):
-        x = _vec(data)
-        return x + rng.laplace(0.0, 1.0 / self.epsilon, (_n(n), x.size))
+        x = vector_of(data)
+        return x + rng.laplace(0.0, 1.0 / self.epsilon, (count_of(n), x.size))
 
 
 class NoisyHist2(NoisyHist1):
@@ -86,8 +86,8 @@ class NoisyHist2(NoisyHist1):
         self.true_epsilon = 1.0 / self.epsilon
 
     def sample(self, data, rng, n):
-        x = _vec(data)
-        return x + rng.laplace(0.0, self.epsilon, (_n(n), x.size))
+        x = vector_of(data)
+        return x + rng.laplace(0.0, self.epsilon, (count_of(n), x.size))
 
 
 class LaplaceParallel(BenchmarkMechanism):
@@ -102,14 +102,14 @@ class LaplaceParallel(BenchmarkMechanism):
     name = "LaplaceParallel"
 
     def __init__(self, k: int = 20, epsilon: float = 0.005):
-        self.k = _n(k)
-        self.epsilon = _eps(epsilon) * self.k  # the composed claim
-        self.per_release = _eps(epsilon)
+        self.k = count_of(k)
+        self.epsilon = epsilon_of(epsilon) * self.k  # the composed claim
+        self.per_release = epsilon_of(epsilon)
         self.true_epsilon = self.per_release * self.k
         self.relation = Neighbours(shape=(1,), kind="l1", bound=1)
 
     def sample(self, data, rng, n):
-        return rng.laplace(float(_vec(data)[0]), 1.0 / self.per_release, (_n(n), self.k))
+        return rng.laplace(float(vector_of(data)[0]), 1.0 / self.per_release, (count_of(n), self.k))
 
 
 class PrefixSum(BenchmarkMechanism):
@@ -127,11 +127,11 @@ class PrefixSum(BenchmarkMechanism):
     name = "PrefixSum"
 
     def __init__(self, epsilon: float = 0.1, k: int = 10):
-        self.epsilon = _eps(epsilon)
-        self.k = _n(k)
+        self.epsilon = epsilon_of(epsilon)
+        self.k = count_of(k)
         self.true_epsilon = self.k * self.epsilon
         self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1)
 
     def sample(self, data, rng, n):
-        x = _vec(data)
-        return np.cumsum(x + rng.laplace(0.0, 1.0 / self.epsilon, (_n(n), x.size)), axis=1)
+        x = vector_of(data)
+        return np.cumsum(x + rng.laplace(0.0, 1.0 / self.epsilon, (count_of(n), x.size)), axis=1)

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from dpverify.audit.search import Neighbours
-from dpverify.audit.suite._base import BenchmarkMechanism, _eps, _n, _vec
+from dpverify.mechanisms.relations import Neighbours
+from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, vector_of
 
 __all__ = ["ReportNoisyMax1", "ReportNoisyMax2", "ReportNoisyMax3", "ReportNoisyMax4"]
 
@@ -40,7 +40,7 @@ class ReportNoisyMax1(BenchmarkMechanism):
     k = 5
 
     def __init__(self, epsilon: float = 0.1):
-        self.epsilon = _eps(epsilon)
+        self.epsilon = epsilon_of(epsilon)
         self.true_epsilon = self.epsilon
         self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1)
 
@@ -48,8 +48,8 @@ class ReportNoisyMax1(BenchmarkMechanism):
         return rng.laplace(0.0, 2.0 / self.epsilon, shape)
 
     def sample(self, data, rng, n):
-        x = _vec(data)
-        return np.argmax(x + self._noise(rng, (_n(n), x.size)), axis=1)
+        x = vector_of(data)
+        return np.argmax(x + self._noise(rng, (count_of(n), x.size)), axis=1)
 
 
 class ReportNoisyMax2(ReportNoisyMax1):
@@ -83,8 +83,8 @@ class ReportNoisyMax3(ReportNoisyMax1):
         self.true_epsilon = round(self.k * self.epsilon / 2, 12)
 
     def sample(self, data, rng, n):
-        x = _vec(data)
-        return np.max(x + self._noise(rng, (_n(n), x.size)), axis=1)
+        x = vector_of(data)
+        return np.max(x + self._noise(rng, (count_of(n), x.size)), axis=1)
 
 
 class ReportNoisyMax4(ReportNoisyMax3):

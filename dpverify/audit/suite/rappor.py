@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from dpverify.audit.search import Neighbours
-from dpverify.audit.suite._base import BenchmarkMechanism, _n, _vec
+from dpverify.mechanisms.relations import Neighbours
+from dpverify.audit.suite.base import BenchmarkMechanism, count_of, vector_of
 
 __all__ = ["OneTimeRappor", "Rappor", "murmur3_32"]
 
@@ -70,7 +70,7 @@ class Rappor(BenchmarkMechanism):
 
     def __init__(self, hashes: int = 4, size: int = 20, f: float = 0.75, p: float = 0.45, q: float = 0.55,
                  low: int = -10, high: int = 10):
-        self.hashes, self.size = _n(hashes), _n(size)
+        self.hashes, self.size = count_of(hashes), count_of(size)
         for nm, v in (("f", f), ("p", p), ("q", q)):
             if not 0 <= v <= 1:
                 raise ValueError(f"{nm} must lie in [0, 1], got {v!r}")
@@ -104,8 +104,8 @@ class Rappor(BenchmarkMechanism):
 
     def sample(self, data, rng, n):
         pi1, pi0 = self._bit_probabilities()
-        b = self.bloom(int(round(float(_vec(data)[0]))))
-        return (rng.random((_n(n), self.size)) < np.where(b, pi1, pi0)).astype(np.int64)
+        b = self.bloom(int(round(float(vector_of(data)[0]))))
+        return (rng.random((count_of(n), self.size)) < np.where(b, pi1, pi0)).astype(np.int64)
 
 
 class OneTimeRappor(Rappor):

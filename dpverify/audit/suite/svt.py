@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from dpverify.audit.search import Neighbours
-from dpverify.audit.suite._base import BenchmarkMechanism, _eps, _n, _vec
+from dpverify.mechanisms.relations import Neighbours
+from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, vector_of
 
 __all__ = ["NumericalSVT", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel"]
 
@@ -42,8 +42,8 @@ class _SVT(BenchmarkMechanism):
     k = 10
 
     def __init__(self, epsilon: float = 0.1, c: int = 1, threshold: float = 1.0):
-        self.epsilon = _eps(epsilon)
-        self.c = _n(c)
+        self.epsilon = epsilon_of(epsilon)
+        self.c = count_of(c)
         self.threshold = float(threshold)
         self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1)
         self.true_epsilon = self._true()
@@ -64,7 +64,7 @@ class SVT1(_SVT):
     name = "SVT1"
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 2.0 / self.epsilon, (n, 1))
         nu = rng.laplace(0.0, 4.0 * self.c / self.epsilon, (n, x.size))
         return _stop_after(x + nu >= self.threshold + rho, self.c, -1)
@@ -82,7 +82,7 @@ class SVT2(_SVT):
     name = "SVT2"
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 2.0 * self.c / self.epsilon, n)
         nu = rng.laplace(0.0, 4.0 * self.c / self.epsilon, (n, x.size))
         out = np.empty((n, x.size), dtype=np.int64)
@@ -112,7 +112,7 @@ class SVT3(_SVT):
         return math.inf
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 2.0 / self.epsilon, (n, 1))
         val = x + rng.laplace(0.0, self.c / (self.epsilon / 2), (n, x.size))
         return _stop_after(val >= self.threshold + rho, self.c, -2000.0, values=val)
@@ -133,7 +133,7 @@ class SVT4(_SVT):
         return round((1 + 6 * self.c) / 4 * self.epsilon, 12)
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 4.0 / self.epsilon, (n, 1))
         nu = rng.laplace(0.0, 1.0 / (0.75 * self.epsilon), (n, x.size))
         return _stop_after(x + nu >= self.threshold + rho, self.c, -1)
@@ -154,7 +154,7 @@ class SVT5(_SVT):
         return math.inf
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 2.0 / self.epsilon, (n, 1))
         return (x >= self.threshold + rho).astype(np.int64)
 
@@ -174,7 +174,7 @@ class SVT6(_SVT):
         return math.inf
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 2.0 / self.epsilon, (n, 1))
         nu = rng.laplace(0.0, 2.0 / self.epsilon, (n, x.size))
         return (x + nu >= self.threshold + rho).astype(np.int64)
@@ -193,7 +193,7 @@ class NumericalSVT(_SVT):
     name = "NumericalSVT"
 
     def sample(self, data, rng, n):
-        x, n = _vec(data), _n(n)
+        x, n = vector_of(data), count_of(n)
         rho = rng.laplace(0.0, 3.0 / self.epsilon, (n, 1))
         nu = rng.laplace(0.0, 6.0 * self.c / self.epsilon, (n, x.size))
         z = x + rng.laplace(0.0, 3.0 * self.c / self.epsilon, (n, x.size))

@@ -1,0 +1,43 @@
+"""What makes a control a :class:`~dpverify.mechanisms.Mechanism`: :class:`Control`.
+
+A control is a small frozen dataclass with an ``epsilon`` field and ``__call__(data, rng, n)``;
+the mixin adds the protocol's ``name`` (the class and its parameters, as the dataclass shows
+them), ``claim`` (pure ε-DP at ``epsilon``), ``delta`` and ``sample``.  Each control defines its
+``relation`` (over its input domain).
+
+Example
+-------
+>>> from dpverify.audit.controls import KRR
+>>> m = KRR(3, 1.0)
+>>> m.name, m.claim, m.relation.candidates(0)[:2]
+('KRR(k=3, epsilon=1.0)', PureDP(epsilon=1.0), [(array(1.), array(0.)), (array(1.), array(2.))])
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from dpverify.mechanisms.privacy import PureDP
+
+__all__ = ["Control"]
+
+
+class Control:
+    """Mixin for the controls: ``name``, ``claim`` (ε-DP), ``delta`` = 0 and ``sample``."""
+
+    delta = 0.0
+
+    @property
+    def name(self) -> str:
+        """The class and its parameters (those its repr shows)."""
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
+        return f"{type(self).__name__}({shown})"
+
+    @property
+    def claim(self) -> PureDP:
+        """The stated privacy: ε-DP at ``epsilon`` (a broken control states it too, wrongly)."""
+        return PureDP(self.epsilon)
+
+    def sample(self, data, rng, n):
+        """n outputs for ``data`` (the control's ``__call__``)."""
+        return self(data, rng, n)

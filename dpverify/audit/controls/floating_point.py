@@ -1,0 +1,149 @@
+"""The floating-point attack on textbook Laplace sampling (Mironov, CCS 2012).
+
+The textbook mechanism computes f(D) + Y with Y = −b·sgn(r)·ln(1 − 2|r|), r uniform, in
+double precision.  The outputs it can produce depend on f(D): with f(D) = 0 an output x with
+|x| < 1/2 is Y itself, a double on a fine grid; with f(D′) = 1 it is 1 + Y with Y ∈ (−3/2, −1/2),
+an exact sum (Sterbenz) that lands on the coarse grid 2⁻⁵³ℤ.  The event "x is off the grid
+2⁻⁵³ℤ" has positive probability under D and probability 0 under D′: the privacy loss is
+unbounded whatever ε is claimed.
+
+The three releases are :class:`~dpverify.mechanisms.Mechanism` instances over real scalars
+(``relation``: |d − d′| ≤ Δ), each claiming ε-DP.  :class:`OffGrid` is that event as an auditor statistic.
+
+The same holds for any f(D) + (floating Laplace noise), e.g. numpy's ``Generator.laplace``.
+The safe alternative, :func:`dpverify.primitives.additive.safe_laplace_mechanism`, releases on a
+power-of-two grid with integer noise, so every output is reachable from every input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpverify.audit.controls.base import Control
+from dpverify.mechanisms.relations import Neighbours
+from dpverify.validation import check_epsilon, check_real
+
+__all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "TextbookLaplace", "fp_attack_statistic"]
+
+
+@dataclass(frozen=True)
+class TextbookLaplace(Control):
+    """f(D) + Y, Y = −b·sgn(r)·ln(1 − 2|r|), r ~ U(−1/2, 1/2) in doubles; b = Δ/ε (``data`` = f(D)).
+
+    Example
+    -------
+    >>> TextbookLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
+    (4,)
+    """
+
+    epsilon: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+
+    @property
+    def relation(self) -> Neighbours:
+        """Real answers differing by at most the sensitivity."""
+        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
+
+    def __call__(self, data, rng, n):
+        b = self.sensitivity / self.epsilon
+        r = rng.random(n) - 0.5
+        r = np.where(r == -0.5, np.nextafter(-0.5, 0.0), r)  # keep ln finite
+        return float(data) + (-b * np.sign(r) * np.log1p(-2.0 * np.abs(r)))
+
+
+@dataclass(frozen=True)
+class LibraryLaplace(Control):
+    """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace).
+
+    Example
+    -------
+    >>> LibraryLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
+    (4,)
+    """
+
+    epsilon: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+
+    @property
+    def relation(self) -> Neighbours:
+        """Real answers differing by at most the sensitivity."""
+        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
+
+    def __call__(self, data, rng, n):
+        from dpverify.primitives.additive import laplace_mechanism
+
+        return laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n)
+
+
+@dataclass(frozen=True)
+class SafeLaplace(Control):
+    """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism.
+
+    Example
+    -------
+    >>> out = SafeLaplace(1.0)(0.0, np.random.default_rng(0), 4)
+    >>> bool(np.all(out / 2.0**-10 == np.round(out / 2.0**-10)))   # outputs on the 2^-10 grid
+    True
+    """
+
+    epsilon: float
+    sensitivity: float = 1.0
+    grid: float = 2.0**-10
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+        check_real(self.grid, "grid", positive=True)
+
+    @property
+    def relation(self) -> Neighbours:
+        """Real answers differing by at most the sensitivity."""
+        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
+
+    def __call__(self, data, rng, n):
+        from dpverify.primitives.additive import safe_laplace_mechanism
+
+        return safe_laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n, grid=self.grid)
+
+
+@dataclass(frozen=True)
+class OffGrid:
+    """Statistic: 1 when the output is not a multiple of 2^exponent, else 0 (int64).
+
+    Example
+    -------
+    >>> OffGrid(-10)(np.array([0.5, 2.0**-11])).tolist()   # 1 marks values off the 2^-10 grid
+    [0, 1]
+    """
+
+    exponent: int = -53
+
+    def __call__(self, out) -> np.ndarray:
+        scaled = np.ldexp(np.asarray(out, dtype=float), -self.exponent)  # exact: a power-of-two scaling
+        return (scaled != np.floor(scaled)).astype(np.int64)
+
+
+def fp_attack_statistic(shift: float = 1.0) -> OffGrid:
+    """The grid test for inputs whose answers differ by ``shift`` (f(D) = 0, f(D′) = shift).
+
+    Outputs of f(D′) + Y within |x| < shift/2 come from Y ∈ (−3/2·shift, −1/2·shift), where
+    shift + Y is exact and a multiple of ulp(shift/2) = 2^(⌊log2 shift⌋ − 53).
+
+    Example
+    -------
+    >>> fp_attack_statistic(1.0)
+    OffGrid(exponent=-53)
+    """
+    s = check_real(shift, "shift", positive=True)
+    return OffGrid(math.floor(math.log2(s)) - 53)

@@ -1,0 +1,111 @@
+"""The plan of one :func:`~dpverify.audit.audit`: its candidate pairs, how the budget is shared among
+screening, the quick check and the final audit, and the seed stream of every kind of draw.
+
+The budget is per input: no input is drawn more than ``samples`` times.  Screening spends
+``SCREEN_SHARE`` of it over all pairs and rounds; the quick check ``QUICK_SHARE``; the winner's inputs
+then get the rest of their budget for the final audit (planned here as the screening scores'
+yardstick, settled after screening from the draws actually made).
+
+Every draw of an audit comes from ``SeedSequence(entropy, spawn_key=key)``; the first entry of
+``key`` names the stream (``SEED_*`` below), so no two kinds of draws ever share a seed.
+
+Example
+-------
+>>> from dpverify.audit.suite import Laplace
+>>> p = make_plan(Laplace(1.0), None, samples=100_000, rng=0, statistic="auto", stop_early=True)
+>>> len(p.pairs) > 1, p.n_quick, p.per_round[0] == p.n_screen
+(True, 1000, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpverify.validation import as_generator
+from dpverify.audit.screening import elimination_schedule
+from dpverify.audit.search import candidate_pairs, distinct_inputs
+
+__all__ = ["Plan", "make_plan"]
+
+SCREEN_SHARE = 0.35  # of the budget, over all candidate pairs and rounds (≈ equal cost per round)
+QUICK_SHARE = 0.01  # the quick check's sample, as a share of the budget
+SEL_SHARE = 0.3  # of the final pair's budget, for training and selection
+
+# seed streams: the first entry of every spawn key of an audit's draws
+SEED_SCREEN = 10  # screening: (SEED_SCREEN, round, pair, input)
+SEED_QUICK = 11  # the quick check's estimation draws
+SEED_PROBE = 20  # the final audit's probe (which statistics to offer)
+SEED_TRAIN = 21  # the final audit's training draws: (SEED_TRAIN, option, input)
+SEED_HOLDOUT = 22  # held-out draws choosing among trained models
+SEED_SELECT = 23  # the final audit's selection draws
+SEED_STAGE = 30  # estimation stage k: (SEED_STAGE + k, ...)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an audit will do before it draws: the candidates, their distinct inputs (``ix``: each
+    pair's two indices into them), the screening rounds' sizes and the planned final sizes.
+
+    ``screening`` is False when one pair with a given statistic leaves nothing to choose.
+    """
+
+    pairs: tuple
+    ix: tuple
+    n_inputs: int
+    schedule: tuple
+    screening: bool
+    n_screen: int
+    n_small: int
+    n_quick: int
+    per_round: tuple
+    n_final: int
+    samples: int
+    seed: Any
+    entropy: int
+    generator: Any
+
+    @property
+    def n_est(self) -> int:
+        """The final audit's planned estimation draws (the screening scores' yardstick)."""
+        return self.n_final - max(500, int(SEL_SHARE * self.n_final))
+
+    @property
+    def total(self) -> int:
+        """The draws planned over both inputs (for the progress callback)."""
+        screen = sum(k * n for k, n in zip(self.schedule, self.per_round)) if self.screening else 0
+        return 2 * screen + 2 * (self.n_quick + self.n_final)
+
+    def round_size(self, alive: int) -> int:
+        """Draws per input of each of ``alive`` pairs in a later screening round (equal cost per round)."""
+        return max(500, int(SCREEN_SHARE * self.samples / len(self.schedule) / alive))
+
+
+def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: bool) -> Plan:
+    """Seed the audit (``entropy`` first, then the pairs a relation generates), list its candidates
+    and share its budget (see the module's docstring).
+
+    >>> p = make_plan(lambda d, rng, n: rng.laplace(d, 1.0, n), [(0.0, 1.0)], samples=10_000, rng=0,
+    ...               statistic="pattern", stop_early=True)
+    >>> p.screening, p.n_screen, p.n_quick, p.n_final
+    (False, 0, 0, 10000)
+    """
+    seed = rng if isinstance(rng, (int, np.integer)) else None
+    g = as_generator(rng)
+    entropy = int(g.integers(0, 2**63 - 1))
+    cand = candidate_pairs(mechanism, pairs, g)
+    schedule = elimination_schedule(len(cand))
+    rounds = len(schedule)
+    screening = len(cand) > 1 or statistic == "auto"
+    n_screen = max(500, int(SCREEN_SHARE * samples / len(cand) / rounds)) if screening else 0
+    # a screened event must promise ≥ 100 draws in a sample of n_small (the quick check's size, kept
+    # as the yardstick when no quick check is made): tiny events that were lucky on a fold are not chosen
+    n_small = max(500, int(QUICK_SHARE * samples))
+    n_quick = n_small if screening and stop_early else 0
+    inputs, ix = distinct_inputs(cand)
+    per_round = [n_screen] + [max(500, int(SCREEN_SHARE * samples / rounds / k)) for k in schedule[1:]]
+    n_final = max(2000, samples - (sum(per_round) if screening else 0) - n_quick)
+    return Plan(tuple(cand), tuple(ix), len(inputs), tuple(schedule), screening, n_screen, n_small, n_quick,
+                tuple(per_round), n_final, samples, seed, entropy, g)

@@ -1,0 +1,173 @@
+"""The selection phase of the statistical auditor: count a selection sample into bins of a statistic
+and choose the event(s) whose bound promises to be largest (:func:`select_event`).
+
+Events are thresholds ``T ≤ t`` / ``T > t`` or unions of bins ordered by their observed likelihood
+ratio, in either direction, or one event per direction pooled; events whose selection count is below
+a minimum are never chosen (robust selection, ``proofs/audit/selection.md``).  Ranking only: the
+validity of a bound never depends on how its event was chosen, since the estimation draws are fresh
+(:mod:`dpverify.audit.statistical`).
+
+Example
+-------
+>>> from dpverify.audit.suite import Laplace
+>>> binner, counts = count_selection(Laplace(1.0), (0.0, 1.0), 20_000, 7, None)
+>>> sel = select_event(binner, counts, n_est=20_000, alpha=0.01, delta=0.0)
+>>> sel.choice, sel.test, 0.5 < sel.score < 1.0
+('both', 'binomial', True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from dpverify.audit.chunks import DEFAULT_CHUNK, ChunkJob, CountBins, Progress, chunk_sizes, run_tasks
+from dpverify.audit.events import Binner, Event, candidate_events, make_event
+from dpverify.audit.intervals import wilson, wilson_log_ratio
+
+__all__ = ["MIN_EVENT_COUNT", "TESTS", "Selection", "count_selection", "select_event"]
+
+_SEL_PENALTY = 1.0  # weight of the selection counts' own variance when ranking events
+MIN_EVENT_COUNT = 30  # robust selection: an event must hold ≥ this many selection draws of D
+SEED_SELECTION = 1  # the seed stream of epsilon_lower_bound's selection draws: (SEED_SELECTION, input, chunk)
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """The outcome of the selection phase: the event(s) to estimate, their predicted bound and the test.
+
+    ``test``: ``"binomial"`` (n draws per input, two Clopper–Pearson bounds) or ``"poisson"``
+    (Poisson(λ) draws per input, the conditional test on the ratio; δ = 0 only).
+    """
+
+    events: tuple
+    choice: str
+    score: float
+    n_selection: int
+    test: str = "binomial"
+
+
+TESTS = ("binomial", "poisson")
+
+
+def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
+    """The bound each candidate event (counts ca, cb of n_used) would give on fresh draws with the
+    selection noise folded into n_eff, under the better of ``tests``: (scores, poisson chosen).
+    Ranking only — validity never depends on it."""
+    z = special.ndtri(1.0 - alpha / 2.0)
+    pl = wilson(ca / n_used, n_eff, z, upper=False) - delta
+    qu = wilson(cb / n_used, n_eff, z, upper=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
+        if "poisson" not in tests or delta > 0:
+            return score, np.zeros(np.shape(score), bool)
+    # conditional test: K_P of m = K_P + K_Q draws in the event, one-sided at the full level
+    pois = wilson_log_ratio(ca, cb, (ca + cb) * n_eff / n_used, alpha)
+    if "binomial" not in tests:  # the conditional test only
+        return pois, np.ones(np.shape(pois), bool)
+    use = pois > score
+    return np.where(use, pois, score), use
+
+
+def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(SEED_SELECTION,), chunk_size=DEFAULT_CHUNK,
+                    executor=None, prog: Progress | None = None):
+    """Draw ``n_sel`` outputs per input, fix bins from the first chunk, count both halves: (binner,
+    per input the (2, nbins) counts of the two halves).
+
+    >>> binner, counts = count_selection(lambda d, rng, n: rng.integers(0, 2, n) + d, (0, 1), 1000, 7, None)
+    >>> binner.discrete, [int(c.sum()) for c in counts]
+    (True, [1000, 1000])
+    """
+    sizes = chunk_sizes(n_sel, chunk_size)
+    jobs = [[ChunkJob(mechanism, data[i], m, entropy, (*key, i, j), stat) for j, m in enumerate(sizes)]
+            for i in (0, 1)]
+    pilot = [jobs[i][0].statistic_values() for i in (0, 1)]
+    if pilot[0].dtype.kind != pilot[1].dtype.kind and "f" in (pilot[0].dtype.kind, pilot[1].dtype.kind):
+        pilot = [p.astype(float) for p in pilot]
+    binner = Binner(np.concatenate(pilot), categorical=bool(getattr(stat, "categorical", False)))
+    prog = prog or Progress(None, 0)
+    counts = []  # per input: (2, nbins) counts of the two halves of the selection sample
+    for i in (0, 1):
+        first = binner.count_halves(pilot[i])
+        prog.add(sizes[0])
+        rest = run_tasks([CountBins(job, binner) for job in jobs[i][1:]], executor, prog, sizes[1:])
+        counts.append(np.sum([first, *rest], axis=0))
+    return binner, counts
+
+
+def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
+                 min_count: int = MIN_EVENT_COUNT, confirm: bool = False, penalty: float = _SEL_PENALTY,
+                 tests: tuple = ("binomial",)) -> Selection:
+    """Rank the candidate events on the selection counts; return the best (or the pooled pair).
+
+    ``confirm``: rank thresholds by the worse of their scores on the two halves of the selection
+    sample (split and confirm; used by :func:`dpverify.audit.audit`).  ``penalty`` weighs the selection
+    counts' own variance against the estimation's (1: an event is ranked as if the selection noise
+    were as large again as the estimation noise, scaled by the same z; 1/z²: one standard error).
+    ``tests``: the estimation tests to choose from (``TESTS``); ``"poisson"`` applies at δ = 0 only.
+
+    >>> from dpverify.audit.events import Binner
+    >>> b = Binner(np.arange(2), categorical=True)
+    >>> counts = [np.array([[300, 200], [300, 200]]), np.array([[200, 300], [200, 300]])]
+    >>> sel = select_event(b, counts, n_est=10_000, alpha=0.05, delta=0.0)
+    >>> sel.choice, round(sel.score, 2)
+    ('both', 0.31)
+    """
+    unknown = [t for t in tests if t not in TESTS]
+    if unknown or not tests:
+        raise ValueError(f"tests must be a non-empty subset of {TESTS}, got {tests!r}")
+
+    def bound(ca, cb, n_used):
+        # the bound this event would give on n_est fresh samples, widened by the selection
+        # counts' own noise (n_eff)
+        return _ranked(ca, cb, n_used, 1.0 / (penalty / n_used + 1.0 / n_est), alpha, delta, tests)
+
+    best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used, poisson) of its best event
+    for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
+        for kind, mask, ca, cb, n_used in candidate_events(a, b, ordered=not getattr(binner, "categorical", False)):
+            score, pois = bound(ca, cb, n_used)
+            if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
+                # split and confirm: a threshold must look good on both halves of the selection
+                # sample, so a tail event that was lucky on one half is not chosen
+                for h in (0, 1):
+                    cah, cbh = np.cumsum(a[h])[:-1], np.cumsum(b[h])[:-1]
+                    if kind == "gt":
+                        cah, cbh = a[h].sum() - cah, b[h].sum() - cbh
+                    score = np.minimum(score, bound(cah, cbh, a[h].sum())[0])  # proof: split-confirm
+            score = np.where(ca >= min_count, score, -np.inf)  # proof: min-count
+            if score.size == 0 or not np.isfinite(score).any():
+                continue
+            j = int(np.argmax(score))
+            if direction not in best or score[j] > best[direction][0]:
+                best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used, bool(pois[j]))
+    if not best:  # every event below the minimum count: the whole output space (ε_lb = 0)
+        full = np.ones(binner.nbins, bool)
+        ev = Event("bins", None, binner.discrete, binner.edges, full, "every output (no event had enough draws)")
+        n_sel = int(counts[0].sum())
+        return Selection((ev,), "d>d_prime", -math.inf, n_sel)
+    choice = max(best, key=lambda k: best[k][0])
+    score, test = best[choice][0], "poisson" if best[choice][6] else "binomial"
+    # the pooled "both orders" event: Ā = (P(S1) + Q(S2))/2 ≤ e^ε B̄ + δ, B̄ = (Q(S1) + P(S2))/2,
+    # each count a sum over 2·n_est draws (proofs/audit/auditor_validity.md, step 6); with Poisson
+    # draw counts only when S1 and S2 are disjoint (step 7: the four counts are then independent)
+    if len(best) == 2 and alpha / 2.0 < 0.25:
+        (_, _, m1, a1, b1, n1, _), (_, _, m2, a2, b2, n2, _) = best["d>d_prime"], best["d_prime>d"]
+        zp = special.ndtri(math.exp(-alpha / 2.0))
+        n_eff = 1.0 / (penalty / (n1 + n2) + 1.0 / (2 * n_est))
+        pl = wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
+        qu = wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
+        pooled = math.log(pl / qu) if pl > 0 and "binomial" in tests else -math.inf
+        pooled_test = "binomial"
+        if "poisson" in tests and delta == 0 and not (m1 & m2).any():
+            ra, rb = a1 / n1 + a2 / n2, b1 / n1 + b2 / n2  # K_A, K_B per unit of λ
+            pp = float(wilson_log_ratio(ra, rb, (ra + rb) / (penalty / (n1 + n2) + 1.0 / n_est), alpha))
+            if pp > pooled:
+                pooled, pooled_test = pp, "poisson"
+        if pooled > score:
+            choice, score, test = "both", pooled, pooled_test
+    events = {d: make_event(best[d][1], best[d][2], binner) for d in best}
+    ev = (events["d>d_prime"], events["d_prime>d"]) if choice == "both" else (events[choice],)
+    return Selection(ev, choice, score, int(counts[0].sum()), test)

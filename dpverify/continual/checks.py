@@ -1,0 +1,179 @@
+"""The continual room's input checks: the one place that says what a horizon, an ε, a count,
+a stream of times and a noise kind may be (ValueError/TypeError naming the parameter).
+
+Every method, stream and release of the room validates through these; the generic checks they
+build on live in :mod:`dpverify.validation`.
+
+Example
+-------
+>>> check_n(7), check_eps(0.5), check_count(3), check_noise("discrete")
+(7, 0.5, 3, 'discrete')
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from dpverify.validation import check_budget, check_epsilon, check_finite_array, check_positive_int, check_real
+
+__all__ = [
+    "MAX_N", "MAX_TOTAL", "MAX_DISCRETE_SCALE", "EPSILON_RANGE", "NOISES",
+    "check_n", "check_eps", "check_result", "check_times", "check_total", "check_count",
+    "check_noise", "laplace_only", "check_noise_scale",
+]
+
+MAX_N = 2**62  # positions and running totals are int64
+MAX_TOTAL = 2**62  # running totals (plus noise) stay inside int64
+MAX_DISCRETE_SCALE = 2.0**40  # integer noise beyond this scale could leave int64 (P(|Z| > 2^61) < e^-2^21)
+EPSILON_RANGE = (1e-150, 1e150)  # beyond it 1/ε² or ε² leaves float64 in some method's exact arithmetic
+NOISES = ("laplace", "discrete")
+
+
+def check_n(n, name: str = "n", *, per_node: int = 0, what: str = "") -> int:
+    """``n`` as an int in [1, 2^62), and (``per_node`` > 0) within the memory budget at that many bytes a node.
+
+    Example
+    -------
+    >>> check_n(7), check_n(10**6, per_node=8)
+    (7, 1000000)
+    """
+    n = check_positive_int(n, name)
+    if n >= MAX_N:
+        raise ValueError(f"{name} must be < 2^62 (int64 positions), got {n}")
+    if per_node:
+        check_budget(per_node * n, what or f"{name}={n}")
+    return n
+
+
+def check_eps(epsilon, name: str = "epsilon") -> float:
+    """ε > 0 within :data:`EPSILON_RANGE`, where every method's noise scales and variances are finite floats.
+
+    Example
+    -------
+    >>> check_eps(1)
+    1.0
+    """
+    eps = check_epsilon(epsilon, name)
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}] for continual release (noise scales and variances "
+                         f"must stay finite in float64), got {epsilon!r}")
+    return eps
+
+
+def check_result(out: np.ndarray, epsilon) -> np.ndarray:
+    """``out`` when finite; else a ValueError naming epsilon (a variance or noise scale left float64).
+
+    Example
+    -------
+    >>> check_result(np.array([1.0, 2.0]), 1.0).tolist()
+    [1.0, 2.0]
+    """
+    if out.dtype.kind == "f" and not np.isfinite(out).all():
+        raise ValueError(f"epsilon={epsilon!r} gives a non-finite result (noise scale out of float64 range)")
+    return out
+
+
+def check_times(t, name: str = "t", *, bits: int = 63, dtype=np.int64) -> np.ndarray:
+    """Integer times (node indices) as a fresh ``dtype`` array of the same shape.
+
+    Integral floats are accepted; bool, complex, strings, NaN, ±inf and magnitudes at or beyond
+    2^bits are refused (ValueError/TypeError naming ``name``).
+
+    Example
+    -------
+    >>> check_times([1, 2.0, 3]).tolist()
+    [1, 2, 3]
+    """
+    f = check_finite_array(t, name)  # type and finiteness; a float copy
+    raw = np.asarray(t)
+    if raw.dtype.kind in "iu":  # exact integers: only uint64 can pass 2^63
+        big = raw >= np.uint64(1 << bits) if raw.dtype.kind == "u" and bits < 64 else np.zeros(raw.shape, bool)
+    else:
+        frac = f != np.round(f)
+        if frac.any():
+            raise ValueError(f"{name} must be integers, got {f[frac].ravel()[0].item()!r}")
+        big = np.abs(f) >= 2.0**bits
+    if big.any():
+        raise ValueError(f"{name} must be < 2^{bits}, got {f[big].ravel()[0].item()!r}")
+    return np.array(raw if raw.dtype.kind in "iu" else f, dtype=dtype)
+
+
+def check_total(a: np.ndarray, name: str = "counts") -> None:
+    """Refuse counts whose running total would overflow int64 (numpy wraps around silently).
+
+    Example
+    -------
+    >>> check_total(np.array([1, 2, 3])) is None
+    True
+    """
+    if a.size and int(a.max()) * a.size >= MAX_TOTAL and sum(int(x) for x in a) >= MAX_TOTAL:
+        raise ValueError(f"{name} too large: their total must stay below 2^62 (int64 running totals)")
+
+
+def check_count(a) -> int:
+    """One pushed count ``a_t``: a non-negative integer (integral floats accepted), as an int.
+
+    Example
+    -------
+    >>> check_count(3), check_count(2.0)
+    (3, 2)
+    """
+    if type(a) is int:  # fast path
+        if a < 0:
+            raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
+        return a
+    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+        raise TypeError(f"a_t must be a non-negative integer, got {a!r} of type {type(a).__name__}")
+    f = float(a)
+    if not np.isfinite(f) or f != int(f) or f < 0:
+        raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
+    return int(a) if isinstance(a, (numbers.Integral, np.integer)) else int(f)
+
+
+def check_noise(noise) -> str:
+    """The noise kind: ``"laplace"`` (continuous) or ``"discrete"`` (two-sided geometric, integer outputs).
+
+    Example
+    -------
+    >>> check_noise("laplace")
+    'laplace'
+    """
+    if not isinstance(noise, str) or noise not in NOISES:
+        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    return noise
+
+
+def laplace_only(noise, method: str) -> None:
+    """Methods whose estimate is real-valued release with Laplace noise only.
+
+    Example
+    -------
+    >>> laplace_only("laplace", "boost") is None
+    True
+    """
+    check_noise(noise)
+    if noise != "laplace":
+        raise ValueError(f"{method} releases with Laplace noise only (real-valued estimate): noise must be 'laplace'")
+
+
+def check_noise_scale(epsilon: float, min_weight: float, noise: str) -> None:
+    """Refuse an ε whose noise cannot be represented: non-finite 1/(ε λ), or integer noise beyond 2^40.
+
+    Example
+    -------
+    >>> check_noise_scale(1.0, 0.5, "discrete") is None
+    True
+    """
+    epsilon = check_epsilon(epsilon)
+    min_weight = check_real(min_weight, "min_weight", positive=True)
+    check_noise(noise)
+    scale = 1.0 / (epsilon * min_weight) if epsilon * min_weight > 0 else float("inf")
+    if not np.isfinite(scale) or not np.isfinite(2.0 * scale * scale):
+        raise ValueError(f"epsilon={epsilon!r} is too small for min_weight={min_weight!r}: the noise scale "
+                         f"1/(ε·λ) = {scale!r} overflows float64")
+    if noise == "discrete" and scale > MAX_DISCRETE_SCALE:
+        raise ValueError(f"epsilon={epsilon!r} is too small for integer noise: scale 1/(ε·λ) = {scale:.3g} > 2^40 "
+                         "(the noisy totals would not stay inside int64)")

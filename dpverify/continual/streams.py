@@ -1,0 +1,90 @@
+"""The bounded stream every online method of the room is built on (Def. 5.2: at most n pushes).
+
+:class:`BoundedStream` holds what every stream shares: the horizon ``n``, ε, the noise kind,
+the random generator, the number ``t`` of counts pushed so far, and the one push guard
+(:meth:`BoundedStream.admit` for one count, :meth:`BoundedStream.admit_many` for a chunk).
+:func:`draw_run` draws the noise of a run of weighted nodes, in the chunks of :data:`CHUNK`
+nodes that the batch releases and the streams share (same seed, same noise).
+
+Example
+-------
+>>> s = BoundedStream(2, 1.0, rng=0, noise="discrete")
+>>> s.admit(3), s.remaining
+(3, 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpverify.validation import as_generator, check_counts
+from dpverify.continual.checks import check_count, check_eps, check_n, check_noise
+from dpverify.primitives.sampling import discrete_laplace
+
+__all__ = ["CHUNK", "BoundedStream", "draw_run"]
+
+CHUNK = 4096  # noise is drawn in (aligned) runs of this many nodes, batch and stream alike
+
+
+def draw_run(lam: np.ndarray, epsilon: float, rng: np.random.Generator, noise: str) -> np.ndarray:
+    """Noise of a run of nodes of weights λ: Lap(1/ε) for the weighted node, or integer DLap(1/(ε λ_i)).
+
+    Example
+    -------
+    >>> z = draw_run(np.array([0.5, 1.0]), 1.0, np.random.default_rng(0), "discrete")
+    >>> z.dtype.kind, z.shape
+    ('i', (2,))
+    """
+    if noise == "laplace":
+        return rng.laplace(0.0, 1.0 / epsilon, size=lam.size)  # proof: laplace-noise
+    if noise == "discrete":
+        return discrete_laplace(1.0 / (epsilon * lam), lam.size, rng)  # proof: discrete-noise
+    raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+
+
+class BoundedStream:
+    """A stream of at most ``n`` counts: ``push(a_t)`` returns the noisy running total s_t.
+
+    Subclasses implement ``push`` (and ``push_many`` where they release chunks) and call
+    :meth:`admit` / :meth:`admit_many` first: the count checks and the bound live here only.
+
+    Example
+    -------
+    >>> s = BoundedStream(1, 1.0)
+    >>> s.admit(0); s.t = 1
+    0
+    >>> s.admit(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: stream is bounded: n=1 releases already made, cannot push release 2
+    """
+
+    def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace"):
+        self.n = check_n(n)
+        self.epsilon = check_eps(epsilon)
+        self.noise = check_noise(noise)
+        self._rng = as_generator(rng)
+        self.t = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many more counts may be pushed (the bound n of Def. 5.2)."""
+        return self.n - self.t
+
+    def admit(self, a_t) -> int:
+        """The count a_t as an int, once it is a non-negative integer and push n + 1 is not being made."""
+        a = check_count(a_t)
+        if self.t >= self.n:
+            raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
+        return a
+
+    def admit_many(self, counts) -> np.ndarray:
+        """A chunk of counts as an int64 array, once it fits in what remains of the bound."""
+        a = check_counts(counts, "counts")
+        if a.size > self.n - self.t:
+            raise ValueError(f"stream is bounded: n={self.n}, {self.t} pushed, cannot push {a.size} more")
+        return a
+
+    def empty(self) -> np.ndarray:
+        """The release of an empty chunk (integers under discrete noise)."""
+        return np.empty(0, dtype=np.int64 if self.noise == "discrete" else float)

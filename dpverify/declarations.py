@@ -1,0 +1,149 @@
+"""What a room declares in its ``room.py``: :class:`Room`, its :class:`Paper` s and :class:`Command` s.
+
+Import them from :mod:`dpverify.rooms` (a ``room.py`` may import only that module); they live
+here so that :mod:`dpverify.rooms` holds the discovery.
+
+Example
+-------
+>>> Room(name="demo", papers=(Paper("907", "A title", authors="Doe"),)).namespaces
+('demo',)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["PACKAGE_DIR", "Command", "Paper", "Room"]
+
+#: The folder of the dpverify package: its subpackages with a ``room.py`` are the shipped rooms.
+PACKAGE_DIR = Path(__file__).resolve().parent
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper a room verifies.
+
+    ``key`` is its seed id (``"004"``: the file ``004_*.txt`` of the seeds), the id a claim's
+    ``Source.seed`` names.
+
+    Example
+    -------
+    >>> Paper("003", "Study on utility optimization for randomized response mechanism",
+    ...       authors="Zhou, Lu, Wu", venue="J. on Communications 2019").key
+    '003'
+    """
+
+    key: str
+    title: str
+    authors: str = ""
+    venue: str = ""
+    seed_file: str = ""
+
+    def __post_init__(self):
+        for f in ("key", "title", "authors", "venue", "seed_file"):
+            if not isinstance(getattr(self, f), str):
+                raise TypeError(f"Paper.{f} must be a string, got {getattr(self, f)!r}")
+        if not self.key.strip() or not self.title.strip():
+            raise ValueError(f"a paper needs a key and a title, got key={self.key!r}, title={self.title!r}")
+
+    @property
+    def citation(self) -> str:
+        """``authors, title, venue`` (the parts that are known)."""
+        return ", ".join(p for p in (self.authors, self.title, self.venue) if p)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A CLI command a room adds: ``dpverify NAME``.
+
+    ``module`` provides ``register(subparsers)``; it is imported only when its command runs.
+
+    Example
+    -------
+    >>> Command("rr", "dpverify.rr.cli", "utility-optimal randomized response").name
+    'rr'
+    """
+
+    name: str
+    module: str
+    help: str
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not re.match(r"^[a-z][a-z0-9-]*$", self.name):
+            raise ValueError(f"a command name is lower-case words joined by '-', got {self.name!r}")
+        if not isinstance(self.module, str) or not self.module:
+            raise ValueError(f"command {self.name!r}: module must be a dotted module name, got {self.module!r}")
+        if not isinstance(self.help, str):
+            raise TypeError(f"command {self.name!r}: help must be a string")
+
+
+@dataclass(frozen=True)
+class Room:
+    """What a room declares in its ``room.py`` (``ROOM = Room(...)``).
+
+    Parameters
+    ----------
+    name : str
+        The room's name (a Python identifier; the folder's name for a shipped room).
+    summary : str
+        One line: what the room holds.
+    papers : tuple of Paper
+        The papers it verifies (none for a room about dpverify itself).
+    commands : tuple of Command
+        The CLI commands it adds.
+    glossary : tuple of (word, meaning)
+        Words the room uses, shown at the end of ``dpverify --help`` and in the docs.
+    namespaces : tuple of str, optional
+        The claim-id prefixes its claims use (default, ``None``: its name; ``()``: it registers
+        no claims).  Ids stay stable when claims move between rooms, so a room may hold claims
+        of another prefix.
+
+    ``package`` and ``path`` are filled in by discovery.
+    """
+
+    name: str
+    summary: str = ""
+    papers: tuple[Paper, ...] = ()
+    commands: tuple[Command, ...] = ()
+    glossary: tuple[tuple[str, str], ...] = ()
+    namespaces: tuple[str, ...] | None = None
+    package: str = field(default="", compare=False)
+    path: Path | None = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
+            raise ValueError(f"a room's name must be a Python identifier, got {self.name!r}")
+        for f, kind in (("papers", Paper), ("commands", Command)):
+            items = tuple(getattr(self, f))
+            if any(not isinstance(x, kind) for x in items):
+                raise TypeError(f"room {self.name!r}: {f} must hold {kind.__name__} objects")
+            object.__setattr__(self, f, items)
+        gloss = tuple(tuple(g) for g in self.glossary)
+        if any(len(g) != 2 or not all(isinstance(x, str) for x in g) for g in gloss):
+            raise TypeError(f"room {self.name!r}: glossary must hold (word, meaning) string pairs")
+        object.__setattr__(self, "glossary", gloss)
+        ns = (self.name,) if self.namespaces is None else tuple(self.namespaces)
+        if any(not isinstance(x, str) or not _NAME_RE.match(x) for x in ns):
+            raise ValueError(f"room {self.name!r}: namespaces must be Python identifiers, got {ns!r}")
+        object.__setattr__(self, "namespaces", ns)
+
+    @property
+    def shipped(self) -> bool:
+        """Whether the room is a subpackage of :mod:`dpverify` (its namespaces are reserved)."""
+        if self.path is None:
+            return False
+        try:
+            return Path(self.path).resolve().parent == PACKAGE_DIR
+        except OSError:
+            return False
+
+    def module(self, sub: str) -> str | None:
+        """The dotted name of the room's module ``sub`` (e.g. ``"mechanisms"``), when it exists."""
+        if self.path is None:
+            return None
+        if (self.path / f"{sub}.py").is_file() or (self.path / sub / "__init__.py").is_file():
+            return f"{self.package}.{sub}"
+        return None

@@ -1,0 +1,330 @@
+"""Neighbouring relations: the input domain of a mechanism and the candidate pairs (d, d′).
+
+A relation knows the **domain** of the inputs (:class:`Domain`: a shape — ``()`` for a scalar —,
+bounds ``low``/``high`` or a finite set of ``values``, integer or real) and yields candidate pairs
+with ``candidates(rng)``:
+
+- :class:`Neighbours` — a relation by kind over a domain, generating the StatDP/DP-Sniper
+  patterns (Ding et al., CCS 2018, §5.1; Bichsel et al., S&P 2021), random and extreme pairs;
+- :class:`Pairs` — an explicit finite list of neighbouring pairs (for mechanisms whose
+  neighbours are specific inputs: a score vector and its neighbours, two count streams).
+
+:func:`as_relation` turns what users pass (a relation, a list of pairs, free text) into one.
+**Free text** (``"|d - d'| <= 1"``) becomes a :class:`Neighbours` on the default scalar domain
+(real, ``|d − d′| ≤ 1``) that keeps the text as its ``description``: the words are the
+author's, the pairs are those of the default domain — pass a relation object for anything else.
+
+Example
+-------
+>>> rel = Neighbours(shape=(3,), kind="linf")
+>>> pairs = rel.candidates(np.random.default_rng(0))
+>>> [p[1].tolist() for p in pairs[:3]]
+[[0.0, 1.0, 1.0], [2.0, 1.0, 1.0], [2.0, 0.0, 0.0]]
+>>> all(rel.admits(a, b) for a, b in pairs)
+True
+>>> scalar = as_relation("|d - d'| <= 1")
+>>> scalar.domain.shape, str(scalar), scalar.candidates(0)[0][0].shape
+((), "|d - d'| <= 1", ())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpverify.validation import as_generator, check_nonneg_int, check_real
+
+__all__ = ["KINDS", "Domain", "Neighbours", "Pairs", "as_relation"]
+
+KINDS = ("linf", "l1", "add_remove", "replace")
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The inputs a mechanism takes: a ``shape`` (``()`` = a scalar), bounds or a finite set of values.
+
+    Example
+    -------
+    >>> d = Domain(shape=(), low=0, high=5, integer=True)
+    >>> d.contains(3), d.contains(3.5), d.contains(6)
+    (True, False, False)
+    >>> d.coerce(np.array([2.0])).shape        # a one-entry vector given to a scalar mechanism
+    ()
+    """
+
+    shape: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    integer: bool = False
+    values: tuple | None = None
+
+    @property
+    def scalar(self) -> bool:
+        """Whether the inputs are scalars."""
+        return self.shape == ()
+
+    def contains(self, x) -> bool:
+        """True when ``x`` is an input of this domain (shape, bounds, integrality, values)."""
+        a = np.asarray(x)
+        if self.values is not None:
+            allowed = np.asarray(self.values)
+            if a.dtype.kind not in "biuf" or allowed.dtype.kind not in "biuf":
+                return bool(np.all(np.isin(np.asarray(x, dtype=object), np.asarray(self.values, dtype=object))))
+            return bool(np.isin(a, allowed).all())
+        if a.shape != self.shape or a.dtype.kind not in "biuf":
+            return False
+        a = a.astype(float)
+        if (self.low is not None and (a < self.low).any()) or (self.high is not None and (a > self.high).any()):
+            return False
+        return not self.integer or bool(np.all(a == np.round(a)))
+
+    def coerce(self, data):
+        """``data`` in the domain's shape: a one-entry array becomes a scalar (0-d) for a scalar domain.
+
+        The one place where scalar and vector inputs meet: a scalar mechanism handed a
+        one-entry vector (e.g. the pairs of ``Neighbours(shape=(1,))``) receives a 0-d array,
+        which ``float()`` and ``int()`` accept.
+        """
+        if self.scalar and isinstance(data, np.ndarray) and data.ndim > 0 and data.size == 1:
+            return data.reshape(())
+        return data
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A neighbouring relation of kind ``kind`` over inputs of shape ``shape`` (``()``: scalars).
+
+    ``kind``: ``"linf"`` (every entry may change by at most ``bound``), ``"l1"`` (the entries'
+    changes sum to at most ``bound``; the patterns change one entry), ``"replace"`` (one entry
+    replaced by any value of the range), ``"add_remove"`` (one record, a row, added or removed —
+    the inputs then differ in length; not for scalars).  ``low``/``high`` bound the entries,
+    ``integer`` keeps them integral, ``values`` restricts them to a finite set; ``n_random``
+    random pairs are added to the patterns.  ``description`` is the relation in words.
+
+    Example
+    -------
+    >>> Neighbours(shape=(2,), kind="l1").admits([1, 1], [1, 2])
+    True
+    >>> Neighbours(shape=(), kind="l1", values=(0, 1, 2)).candidates(0)[:2]
+    [(array(1.), array(0.)), (array(1.), array(2.))]
+    """
+
+    shape: tuple = (1,)
+    kind: str = "linf"
+    bound: float = 1.0
+    low: float | None = None
+    high: float | None = None
+    integer: bool = False
+    n_random: int = 6
+    values: tuple | None = None
+    description: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown neighbouring relation {self.kind!r}; valid: {', '.join(KINDS)}")
+        shape = () if self.shape == () else tuple(int(s) for s in np.atleast_1d(self.shape))
+        if any(s < 1 for s in shape) or int(np.prod(shape)) > 10**6:
+            raise ValueError(f"shape must be a tuple of positive sizes (at most 10^6 entries), got {self.shape!r}")
+        if shape == () and self.kind == "add_remove":
+            raise ValueError("kind 'add_remove' needs a shape with records, got the scalar shape ()")
+        object.__setattr__(self, "shape", shape)
+        check_real(self.bound, "bound", positive=True)
+        check_nonneg_int(self.n_random, "n_random")
+        if self.low is not None and self.high is not None and not self.low < self.high:
+            raise ValueError(f"low must be < high, got low={self.low!r}, high={self.high!r}")
+        if self.values is not None:
+            vals = tuple(sorted({float(check_real(v, "values")) for v in self.values}))
+            if len(vals) < 2:
+                raise ValueError(f"values must hold at least two distinct numbers, got {self.values!r}")
+            object.__setattr__(self, "values", vals)
+        if not isinstance(self.description, str):
+            raise TypeError(f"description must be a string, got {type(self.description).__name__}")
+
+    def __str__(self) -> str:
+        if self.description:
+            return self.description
+        what = "d" if self.shape == () else f"d in R^{self.shape}"
+        return f"{self.kind} neighbours, bound {self.bound:g}, {what}"
+
+    @property
+    def domain(self) -> Domain:
+        """The inputs this relation is over."""
+        return Domain(self.shape, self.low, self.high, self.integer, self.values)
+
+    # ----------------------------------------------------------------- admissibility
+    def admits(self, d, d_prime) -> bool:
+        """True when (d, d′) are neighbours under this relation (and inside the range)."""
+        a, b = np.asarray(d, dtype=float), np.asarray(d_prime, dtype=float)
+        for x in (a, b):
+            if (self.low is not None and (x < self.low).any()) or (self.high is not None and (x > self.high).any()):
+                return False
+            if self.values is not None and not np.isin(x, self.values).all():
+                return False
+        if self.kind == "add_remove":
+            big, small = (a, b) if len(a) >= len(b) else (b, a)
+            if len(big) != len(small) + 1:
+                return False
+            return any(np.array_equal(np.delete(big, i, axis=0), small) for i in range(len(big)))
+        if a.shape != b.shape:
+            return False
+        diff = np.abs(a - b)
+        if self.kind == "linf":
+            return bool(diff.max() <= self.bound + 1e-12)
+        if self.kind == "l1":
+            return bool(diff.sum() <= self.bound + 1e-12)
+        return int(np.count_nonzero(diff)) <= 1  # replace
+
+    # ----------------------------------------------------------------- candidates
+    def _clip(self, x: np.ndarray) -> np.ndarray:
+        x = np.clip(x, self.low if self.low is not None else -np.inf, self.high if self.high is not None else np.inf)
+        if self.values is not None:
+            vals = np.asarray(self.values)
+            return vals[np.abs(x.reshape(-1, 1) - vals).argmin(axis=1)].reshape(x.shape)
+        return np.round(x) if self.integer else x
+
+    def _range(self) -> tuple[float, float]:
+        lo = self.low if self.low is not None else (self.values[0] if self.values else -10.0)
+        hi = self.high if self.high is not None else (self.values[-1] if self.values else 10.0)
+        return lo, hi
+
+    def patterns(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The StatDP/DP-Sniper patterns around the base input of ones (step ``bound``)."""
+        n = int(np.prod(self.shape))
+        h, s = n // 2, self.bound
+        one = np.ones(n)
+        out = [(one, np.r_[1 - s, one[1:]]), (one, np.r_[1 + s, one[1:]])]  # one above / one below
+        if self.kind == "linf" and n > 1:
+            out += [(one, np.r_[1 + s, np.full(n - 1, 1 - s)]),  # one above, rest below
+                    (one, np.r_[1 - s, np.full(n - 1, 1 + s)]),  # one below, rest above
+                    (one, np.r_[np.full(n - 1, 1 - s), 1 + s]),  # the rest below, the last above
+                    (one, np.r_[np.full(n - 1, 1 + s), 1 - s]),  # the rest above, the last below
+                    (one, np.r_[np.full(h, 1 + s), np.full(n - h, 1 - s)]),  # half / half
+                    (one, np.full(n, 1 + s)), (one, np.full(n, 1 - s)),  # all above / all below
+                    (np.r_[np.ones(h), np.zeros(n - h)], np.r_[np.zeros(h), np.ones(n - h)] * s)]  # x-shape
+        if self.kind == "replace":
+            lo, hi = self._range()
+            out += [(one, np.r_[lo, one[1:]]), (one, np.r_[hi, one[1:]])]
+        if self.kind == "add_remove":
+            return [(one, one[:-1]), (np.r_[one[:-1], 0.0], one[:-1])] if n > 1 else [(one, np.zeros(0))]
+        return [(self._clip(a).reshape(self.shape), self._clip(b).reshape(self.shape)) for a, b in out]
+
+    def random_pairs(self, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Random and extreme ("hypothesis-style") admissible pairs."""
+        g = as_generator(rng)
+        n = int(np.prod(self.shape))
+        lo, hi = self._range()
+        out = []
+        for r in range(self.n_random):
+            base = g.uniform(lo, hi, n) if r % 3 else np.where(g.random(n) < 0.5, lo, hi)  # every third: extremes
+            base = np.round(base) if self.integer else base
+            b = base.copy()
+            if self.kind == "linf":
+                step = g.choice([-1.0, 0.0, 1.0], n) * self.bound
+                b = base + step
+            elif self.kind == "l1":
+                b[g.integers(n)] += g.choice([-1.0, 1.0]) * self.bound
+            elif self.kind == "replace":
+                b[g.integers(n)] = g.uniform(lo, hi)
+            else:
+                out.append((base.reshape(-1), np.delete(base, g.integers(n))))
+                continue
+            a, b = self._clip(base), self._clip(b)
+            if not np.array_equal(a, b):
+                out.append((a.reshape(self.shape), b.reshape(self.shape)))
+        return out
+
+    def candidates(self, rng=None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Patterns, then random pairs; each pair once (in either order), non-identical, admissible."""
+        seen, out = set(), []
+        for a, b in self.patterns() + self.random_pairs(rng):
+            key = frozenset({a.tobytes() + bytes(str(a.shape), "ascii"), b.tobytes() + bytes(str(b.shape), "ascii")})
+            if len(key) == 2 and key not in seen and self.admits(a, b):
+                seen.add(key)
+                out.append((a, b))
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Pairs:
+    """An explicit finite relation: the neighbouring pairs ((d, d′), ...) themselves.
+
+    ``candidates(rng)`` returns them (the generator is not used); ``admits`` is membership (in
+    either order); the ``domain`` is read from the inputs (their shape; the finite set of their
+    values for scalar inputs).
+
+    Example
+    -------
+    >>> rel = Pairs(((0, 1), (0, 2)), description="local: any two inputs in 0..2")
+    >>> rel.candidates(), rel.admits(2, 0), rel.admits(1, 2), rel.domain.values
+    ([(0, 1), (0, 2)], True, False, (0, 1, 2))
+    """
+
+    pairs: tuple
+    description: str = ""
+
+    def __post_init__(self):
+        pairs = tuple(self.pairs) if not isinstance(self.pairs, (str, bytes)) else None
+        if not pairs:
+            raise ValueError(f"pairs must be a non-empty sequence of (d, d_prime) pairs, got {self.pairs!r}")
+        for p in pairs:
+            if isinstance(p, (str, bytes)) or not hasattr(p, "__len__") or len(p) != 2:
+                raise ValueError(f"pairs must hold (d, d_prime) pairs, got {p!r}")
+        object.__setattr__(self, "pairs", tuple((p[0], p[1]) for p in pairs))
+
+    def __str__(self) -> str:
+        return self.description or f"{len(self.pairs)} explicit pair(s)"
+
+    def __repr__(self) -> str:
+        return f"Pairs(<{len(self.pairs)} pairs>, description={self.description!r})"
+
+    def candidates(self, rng=None) -> list[tuple[Any, Any]]:
+        """The pairs, in order (``rng`` is accepted for the relation interface and not used)."""
+        return list(self.pairs)
+
+    def admits(self, d, d_prime) -> bool:
+        """True when (d, d′) or (d′, d) is one of the pairs."""
+        def same(x, y):
+            return np.shape(x) == np.shape(y) and bool(np.all(np.asarray(x) == np.asarray(y)))
+        return any((same(a, d) and same(b, d_prime)) or (same(a, d_prime) and same(b, d)) for a, b in self.pairs)
+
+    @property
+    def domain(self) -> Domain:
+        """The inputs of the pairs: their shape, and for scalars the finite set of their values."""
+        shape = np.shape(self.pairs[0][0])
+        xs = [x for p in self.pairs for x in p]
+        if shape == () and all(isinstance(x, (int, float, np.integer, np.floating)) or np.ndim(x) == 0 for x in xs):
+            vals = tuple(sorted({np.asarray(x).item() for x in xs}, key=lambda v: (str(type(v)), v)))
+            numeric = all(isinstance(v, (int, float)) for v in vals)
+            return Domain((), integer=numeric and all(float(v).is_integer() for v in vals), values=vals)
+        return Domain(tuple(shape))
+
+
+def as_relation(relation, *, name: str = "relation"):
+    """A relation object from a relation, a sequence of (d, d′) pairs, or free text.
+
+    Free text becomes ``Neighbours(shape=(), kind="l1", bound=1, description=text)``: the default
+    scalar domain with the author's words (module docstring).  Anything else raises TypeError
+    naming ``name``.
+
+    Example
+    -------
+    >>> as_relation([(0.0, 1.0)]).candidates()
+    [(0.0, 1.0)]
+    >>> as_relation(3)
+    Traceback (most recent call last):
+    ...
+    TypeError: relation must be a relation object (with candidates()), a list of (d, d_prime) pairs or text, got int
+    """
+    if hasattr(relation, "candidates"):
+        return relation
+    if isinstance(relation, str):
+        text = relation.strip()
+        if not text:
+            raise ValueError(f"{name} must not be empty text")
+        return Neighbours(shape=(), kind="l1", bound=1.0, description=text)
+    if isinstance(relation, (list, tuple)):
+        return Pairs(tuple(relation))
+    raise TypeError(f"{name} must be a relation object (with candidates()), a list of (d, d_prime) pairs "
+                    f"or text, got {type(relation).__name__}")

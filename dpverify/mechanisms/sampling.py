@@ -1,0 +1,143 @@
+"""The one place where a mechanism's outputs are checked: :func:`checked_sample`.
+
+Every sampling path of the auditor (``epsilon_lower_bound``, ``audit``, the pair search, the
+curve audit) calls :func:`checked_sample`, so a mechanism that raises, returns the wrong number
+of outputs, non-numeric values, NaN or ±∞ is reported the same way (:class:`MechanismError`,
+naming the mechanism, the input and the call).  It is also where inputs meet the mechanism's
+domain: a mechanism whose relation is over scalars receives a one-entry vector as a scalar
+(:meth:`dpverify.mechanisms.Domain.coerce`) — unless the relation is only the default one given to
+a bare callable that stated none (``relation_stated`` False): its inputs pass unchanged.
+
+Example
+-------
+>>> checked_sample(lambda d, rng, n: rng.random(n), 0.0, np.random.default_rng(0), 3).shape
+(3,)
+"""
+
+from __future__ import annotations
+
+import reprlib
+from typing import Any
+
+import numpy as np
+
+from dpverify.validation import check_positive_int
+
+__all__ = ["MechanismError", "call_mechanism", "checked_sample", "describe_input", "sample_finite"]
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 60
+_SHORT.maxother = 60
+_SHORT.maxlist = _SHORT.maxtuple = 8
+
+
+class MechanismError(RuntimeError):
+    """The audited mechanism raised, or returned outputs of the wrong shape or with NaN/inf.
+
+    Example
+    -------
+    >>> issubclass(MechanismError, RuntimeError)
+    True
+    """
+
+
+def describe_input(data: Any) -> str:
+    """A short, one-line description of a mechanism's input for error messages.
+
+    Example
+    -------
+    >>> describe_input(np.arange(3))
+    'array([0, 1, 2]) (shape (3,))'
+    """
+    if isinstance(data, np.ndarray):
+        body = np.array2string(data.ravel()[:8], separator=", ", threshold=8).replace("\n", "")
+        more = ", ..." if data.size > 8 else ""
+        return f"array({body[:-1]}{more}]) (shape {data.shape})"
+    return _SHORT.repr(data)
+
+
+def name_of(mech) -> str:
+    """The name a mechanism is reported by (its ``name``, ``__name__`` or type).
+
+    Example
+    -------
+    >>> def coin(d, rng, n): ...
+    >>> name_of(coin)
+    'coin'
+    """
+    return str(getattr(mech, "name", None) or getattr(mech, "__name__", None) or type(mech).__name__)
+
+
+def checked_sample(mech, data: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``mech.sample(data, rng, n)`` (or ``mech(data, rng, n)``) with the protocol's rules enforced.
+
+    Returns the outputs as a numpy array of shape (n,) or (n, k), numeric and finite.  Raises
+    :class:`MechanismError` naming the mechanism, the input and n when the mechanism raises,
+    returns another shape, non-numeric values, NaN or ±inf.
+
+    Example
+    -------
+    >>> bad = lambda d, rng, n: np.full(n, np.nan)
+    >>> try:
+    ...     checked_sample(bad, 3, np.random.default_rng(0), 2)
+    ... except MechanismError as e:
+    ...     print(e)
+    mechanism '<lambda>' returned NaN or inf in sample(data=3, rng, n=2)
+    """
+    n = check_positive_int(n, "n")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    fn = getattr(mech, "sample", None)
+    if fn is None:
+        if not callable(mech):
+            raise TypeError(f"mechanism must have sample(data, rng, n) or be callable, got {type(mech).__name__}")
+        fn = mech
+    domain = getattr(getattr(mech, "relation", None), "domain", None)
+    if domain is not None and hasattr(domain, "coerce") and getattr(mech, "relation_stated", True):
+        data = domain.coerce(data)
+    call = f"sample(data={describe_input(data)}, rng, n={n})"
+    name = name_of(mech)
+    try:
+        out = fn(data, rng, n)
+    except Exception as exc:  # any failure of user code, re-raised with the call that caused it
+        raise MechanismError(f"mechanism {name!r} raised {type(exc).__name__}: {exc} in {call}") from exc
+    try:
+        out = np.asarray(out)
+    except Exception as exc:
+        raise MechanismError(f"mechanism {name!r} returned {type(out).__name__}, not an array, in {call}") from exc
+    if out.ndim not in (1, 2) or out.shape[0] != n:
+        raise MechanismError(f"mechanism {name!r} returned shape {out.shape}, expected ({n},) or ({n}, k), in {call}")
+    if out.dtype.kind not in "biuf":
+        raise MechanismError(f"mechanism {name!r} returned non-numeric outputs of dtype {out.dtype} in {call}")
+    if out.dtype.kind == "f" and not np.isfinite(out).all():
+        raise MechanismError(f"mechanism {name!r} returned NaN or inf in {call}")
+    return out
+
+
+def call_mechanism(mechanism: Any, data: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Draw ``n`` outputs of ``mechanism`` on ``data`` (:func:`checked_sample`, the auditor's spelling).
+
+    Example
+    -------
+    >>> def bad(d, rng, n):
+    ...     return rng.random(n + 1)
+    >>> try:
+    ...     call_mechanism(bad, 0, np.random.default_rng(0), 2)
+    ... except MechanismError as e:
+    ...     print(e)
+    mechanism 'bad' returned shape (3,), expected (2,) or (2, k), in sample(data=0, rng, n=2)
+    """
+    return checked_sample(mechanism, data, rng, n)
+
+
+def sample_finite(support: np.ndarray, probs: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+    """n i.i.d. draws from the pmf ``probs`` on ``support`` (inverse CDF, vectorised).
+
+    Example
+    -------
+    >>> sample_finite(np.array([0, 1]), np.array([0.0, 1.0]), np.random.default_rng(0), 3).tolist()
+    [1, 1, 1]
+    """
+    cdf = np.cumsum(probs)
+    idx = np.minimum(np.searchsorted(cdf / cdf[-1], rng.random(n), side="right"), len(probs) - 1)
+    return np.asarray(support)[idx]

@@ -1,0 +1,85 @@
+"""The selftest room's mechanisms: the auditor's correct controls (:mod:`dpverify.audit.controls`)
+as catalogue families (:func:`families`), finite ones with their exact pmf.
+
+Example
+-------
+>>> fams = {f.name: f for f in families()}
+>>> m = fams["audit.mechanisms.KRR"].make(epsilon=1.0, k=3)
+>>> m.name, hasattr(m, "output_distribution"), len(m.relation.candidates())
+('audit.mechanisms.KRR(epsilon=1.0, k=3)', True, 3)
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from dpverify.mechanisms import Family, FunctionMechanism, MatrixLaw, Pair, Pairs, Param, family_name
+
+__all__ = ["control", "control_pairs", "families"]
+
+EPS = Param("float", 0.1, 3.0)
+_RELATIONS = {"HistogramLaplace": "replace one record", "KRR": "local: any two inputs",
+              "NoisyMax": "|q - q'|_inf <= 1", "SparseVector": "|q - q'|_inf <= 1",
+              "ExponentialMechanism": "|q - q'|_inf <= sensitivity"}
+
+
+def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
+    """The neighbouring inputs each control is checked on (with the statistic for vector outputs)."""
+    from dpverify.audit import PatternCode
+    from dpverify.audit.controls import BinDifference
+    from dpverify.primitives.mechanisms import all_pairs, score_pairs
+
+    k = params.get("k", params.get("bins", 3))
+    if cls in ("LaplaceMechanism", "GeometricMechanism"):
+        return [Pair(0, 1)]
+    if cls == "KRR":
+        return all_pairs(k)
+    if cls == "ExponentialMechanism":
+        return score_pairs(epsilon=epsilon, k=k, seed=params.get("seed", 0))
+    if cls == "NoisyMax":
+        return [Pair(np.zeros(k), np.r_[1.0, np.zeros(k - 1)]), Pair(np.ones(k), np.r_[0.0, np.full(k - 1, 2.0)])]
+    if cls == "SparseVector":
+        return [Pair(np.zeros(k), np.r_[1.0, np.zeros(k - 1)], PatternCode(-1, 1)),
+                Pair(np.zeros(k), np.full(k, -1.0), PatternCode(-1, 1))]
+    if cls == "HistogramLaplace":
+        return [Pair(np.array([0, 1, 1]), np.array([1, 1, 1]), BinDifference(0, 1))]
+    raise ValueError(f"unknown control {cls!r}")
+
+
+def control(*, cls: str, epsilon, **params):
+    """A correct control of :mod:`dpverify.audit.controls` (finite ones with their exact pmf)."""
+    from dpverify.audit import controls
+    from dpverify.primitives import krr_matrix
+    from dpverify.primitives.mechanisms import ExponentialLaw
+
+    seed = params.pop("seed", 0)
+    obj = getattr(controls, cls)(epsilon=epsilon, **params)
+    law = None
+    if cls == "ExponentialMechanism":
+        law = ExponentialLaw(obj.sensitivity, epsilon, obj.factor)
+    elif cls == "KRR":
+        law = MatrixLaw(tuple(map(tuple, krr_matrix(obj.k, epsilon))))
+    pairs = control_pairs(cls=cls, epsilon=epsilon, seed=seed, **params)
+    rel = Pairs(tuple((p.d, p.d_prime) for p in pairs), description=_RELATIONS.get(cls, "|d - d'| <= 1"))
+    return FunctionMechanism(obj, epsilon, 0.0, family_name(f"audit.mechanisms.{cls}", dict(epsilon=epsilon, **params)),
+                             rel, law=law)
+
+
+def _family(cls: str, space: dict, samples: int = 40_000) -> Family:
+    return Family(f"audit.mechanisms.{cls}", partial(control, cls=cls), {"epsilon": EPS, **space},
+                  partial(control_pairs, cls=cls), samples=samples)
+
+
+def families() -> list[Family]:
+    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`)."""
+    return [
+        _family("LaplaceMechanism", {}),
+        _family("GeometricMechanism", {}),
+        _family("ExponentialMechanism", {"seed": Param("int", 0, 2**31)}),
+        _family("KRR", {"k": Param("int", 2, 6)}),
+        _family("NoisyMax", {"noise": Param("choice", choices=("laplace", "exponential"))}),
+        _family("SparseVector", {}),
+        _family("HistogramLaplace", {"bins": Param("int", 2, 4)}),
+    ]
