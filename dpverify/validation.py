@@ -10,8 +10,8 @@ wherever Python numbers are; bool, complex and string values are refused
 (``TypeError``) instead of being coerced; integers that would wrap around int64
 (2^63, 1e308 as a count) are refused (``ValueError``).
 
-Memory and work budgets
------------------------
+Memory and work budgets (defined in :mod:`dpverify.budget`, re-exported here)
+-----------------------------------------------------------------------------
 :data:`MEMORY_BUDGET_BYTES` (4 GiB) is the one budget every room uses: work
 whose arrays would need more is refused up front by :func:`check_budget` with a
 ``ValueError`` naming the parameter, never attempted.  Set the environment
@@ -52,78 +52,11 @@ __all__ = [
     "check_work",
 ]
 
-#: Default work budget: random draws (or comparable unit steps) one call may perform, about a
-#: minute of sampling; override with DPVERIFY_WORK_BUDGET.  Beyond it a call is refused up front.
-WORK_BUDGET_DRAWS = 2 * 10**9
-
-#: Default memory budget (bytes) for any single call; override with DPVERIFY_MEMORY_BUDGET.
-MEMORY_BUDGET_BYTES = 4 * 2**30
+# the memory and work budgets live in dpverify.budget; they are checked through this module
+from dpverify.budget import MEMORY_BUDGET_BYTES, WORK_BUDGET_DRAWS, check_budget, check_work, memory_budget  # noqa: E402
 
 #: Counts and other integers are held in int64: anything at or above this wraps around.
 INT64_LIMIT = 2**63
-
-
-def memory_budget() -> int:
-    """The memory budget in bytes: ``DPVERIFY_MEMORY_BUDGET`` if set (a positive integer), else 4 GiB.
-
-    Example
-    -------
-    >>> memory_budget() >= 1
-    True
-    """
-    env = os.environ.get("DPVERIFY_MEMORY_BUDGET")
-    if env is None or env.strip() == "":
-        return MEMORY_BUDGET_BYTES
-    try:
-        v = int(env)
-    except ValueError:
-        raise ValueError(f"DPVERIFY_MEMORY_BUDGET must be a positive integer number of bytes, got {env!r}") from None
-    if v < 1:
-        raise ValueError(f"DPVERIFY_MEMORY_BUDGET must be a positive integer number of bytes, got {env!r}")
-    return v
-
-
-def _gib(nbytes: float) -> str:
-    return f"{nbytes / 2**30:.3g} GiB"
-
-
-def check_budget(nbytes: Any, what: str) -> None:
-    """Refuse work whose arrays need more than :func:`memory_budget` bytes (``ValueError`` naming ``what``).
-
-    ``what`` names the parameter responsible, e.g. ``"n = 10000000000"``.
-
-    Example
-    -------
-    >>> check_budget(1024, "size")
-    >>> try:
-    ...     check_budget(2**70, "n = 2**67")
-    ... except ValueError as e:
-    ...     print(str(e).split(":")[0])
-    n = 2**67 is too large
-    """
-    need = float(nbytes)
-    budget = memory_budget()
-    if not need <= budget:
-        raise ValueError(
-            f"{what} is too large: it needs about {_gib(need)}, over the memory budget of {_gib(budget)} "
-            "(set DPVERIFY_MEMORY_BUDGET to change it)"
-        )
-
-
-def check_work(units: Any, what: str) -> None:
-    """Refuse a call that would take more than the work budget (``DPVERIFY_WORK_BUDGET`` or 2·10^9 draws).
-
-    Example
-    -------
-    >>> check_work(10**6, "trials")
-    """
-    env = os.environ.get("DPVERIFY_WORK_BUDGET")
-    budget = WORK_BUDGET_DRAWS if env is None or not env.strip() else int(env)
-    if not float(units) <= budget:
-        raise ValueError(
-            f"{what} is too much work: {float(units):.3g} draws, over the budget of {budget:.3g} "
-            "(set DPVERIFY_WORK_BUDGET to change it)"
-        )
 
 
 def check_bool(value: Any, name: str) -> bool:

@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dpverify"
 ENGINE = ("dpverify.audit", "dpverify.claims", "dpverify.report", "dpverify.mechanisms", "dpverify.cli",
-          "dpverify.rooms", "dpverify.toolkit", "dpverify.pytest_plugin")
+          "dpverify.rooms", "dpverify.declarations", "dpverify.toolkit", "dpverify.pytest_plugin",
+          "dpverify.proofdocs", "dpverify.validation", "dpverify.budget", "dpverify.atomic", "dpverify.progress")
 
 
 def module_name(path: Path, root: Path | None = None) -> str:

@@ -100,6 +100,13 @@ OWNED = (
     "dpverify.continual.privelet",
     "dpverify.continual.symbolic",
     "dpverify.continual.weights",
+    "dpverify.continual.checks",
+    "dpverify.continual.elders_tree",
+    "dpverify.continual.fda_certify",
+    "dpverify.continual.fda_optimal",
+    "dpverify.continual.fenwick_tree",
+    "dpverify.continual.kary_optimum",
+    "dpverify.continual.kary_tree",
 )
 
 
@@ -195,14 +202,14 @@ OVERRIDES = {
     "dpverify.claims.evidence.to_jsonable": {"value": {"a": [1, 2.5], "b": np.arange(3)}},
     "dpverify.datasets.loaders.load_adult": {"split": "test"},
     "dpverify.datasets.loaders.load_magic": {},
-    "dpverify.continual.kary.kary_node_span": {"t": [1, 2, 3], "k": 2},
-    "dpverify.continual.fenwick.lowbit": {"x": [1, 2, 3]},
+    "dpverify.continual.kary_tree.kary_node_span": {"t": [1, 2, 3], "k": 2},
+    "dpverify.continual.fenwick_tree.lowbit": {"x": [1, 2, 3]},
     "dpverify.continual.methods.get_method": {"name": "naive"},
     "dpverify.audit.statistical.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.statistical.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
-    "dpverify.continual.kary.kary_path_sums": {"x": [1.0, 2.0, 3.0, 4.0], "k": 2},
-    "dpverify.continual.kary.check_branching": {"k": 2, "name": "k"},  # messages name what the caller names
-    "dpverify.continual.fda.fda_level_shares": {"n": 7},  # all bits set: no NaN root share (NaN marks absent roots)
+    "dpverify.continual.kary_tree.kary_path_sums": {"x": [1.0, 2.0, 3.0, 4.0], "k": 2},
+    "dpverify.continual.kary_tree.check_branching": {"k": 2, "name": "k"},  # messages name what the caller names
+    "dpverify.continual.fda_optimal.fda_level_shares": {"n": 7},  # all bits set: no NaN root share (NaN marks absent roots)
     "dpverify.continual.methods.register_method": {"m": __import__("dpverify.continual", fromlist=["x"]).methods.get_method("fda")},
     "dpverify.continual.alg5.alg5_release": {"counts": [2, 1, 0], "epsilon": 1.0, "m": 2, "rng": 0},
     "dpverify.continual.elders_weights.check_weights": {"weights": "total", "n": 100},
@@ -211,16 +218,18 @@ OVERRIDES = {
     "dpverify.continual.symbolic.any_n_step_holds": {"t": 3},
     "dpverify.continual.elders.elders_node_variance": {"levels": 3, "epsilon": 1.0},
     "dpverify.continual.honaker.honaker_level_variances": {"shares": [0.5, 0.5], "branching": 2, "epsilon": 1.0},
-    "dpverify.continual.forest.check_noise_scale": {"epsilon": 1.0, "min_weight": 0.5, "noise": "discrete"},
+    "dpverify.continual.checks.check_noise_scale": {"epsilon": 1.0, "min_weight": 0.5, "noise": "discrete"},
     "dpverify.continual.forest.block_of": {"t": [1, 2, 3], "blocks": [(0, 3), (3, 1)]},
     "dpverify.continual.forest.check_blocks": {"blocks": [(0, 3), (3, 1)], "n": 4},
     "dpverify.continual.forest.forest_descent_sums": {"x": [1.0, 2.0, 3.0, 4.0], "blocks": [(0, 3), (3, 1)]},
-    "dpverify.continual.fda.fda_errors": {"levels": 3},
-    "dpverify.continual.fda.fda_weights_at": {"nodes": [1, 2], "n": 3},
-    "dpverify.continual.kary.kary_errors": {"levels": 3, "k": 2},
+    "dpverify.continual.fda_optimal.fda_errors": {"levels": 3},
+    "dpverify.continual.fda_optimal.fda_weights_at": {"nodes": [1, 2], "n": 3},
+    "dpverify.continual.kary_optimum.kary_errors": {"levels": 3, "k": 2},
     "dpverify.continual.symbolic.ratio_sequence": {"m_max": 2},
     "dpverify.continual.experiments.simulate_mse": {"method": "naive", "n": 4, "epsilon": 1.0, "reps": 2, "rng": 0},
     "dpverify.continual.symbolic.popcount_prefix_sum_digits": {"exponents": [3, 1]},
+    "dpverify.continual.checks.check_count": {"a_t": 3},
+    "dpverify.continual.checks.check_total": {"counts": np.array([1, 2, 3])},
     "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.ideal.laws.exact_law": {

@@ -13,9 +13,10 @@ Claims from outside the package (a file, a folder, a dotted module):
 """
 
 from dpverify.claims.evidence import to_jsonable
-from dpverify.claims.model import Claim, Method, Outcome, Result, Source, Verdict
+from dpverify.claims.model import SELF_TEST, Claim, Method, Outcome, Result, Source, Verdict
 from dpverify.claims.registry import all_claims, claim, get_claim, load_rooms, load_sources, register, unregister
 from dpverify.claims.runner import result_to_json, run_claim, run_claims
+from dpverify.claims.seeds import seed_text
 
 __all__ = [
     "Claim",
@@ -24,6 +25,8 @@ __all__ = [
     "Result",
     "Source",
     "Verdict",
+    "SELF_TEST",
+    "seed_text",
     "all_claims",
     "claim",
     "get_claim",

@@ -101,19 +101,24 @@ def check_times(t, name: str = "t", *, bits: int = 63, dtype=np.int64) -> np.nda
     return np.array(raw if raw.dtype.kind in "iu" else f, dtype=dtype)
 
 
-def check_total(a: np.ndarray, name: str = "counts") -> None:
-    """Refuse counts whose running total would overflow int64 (numpy wraps around silently).
+def check_total(counts: np.ndarray, name: str = "counts") -> None:
+    """Refuse counts (an integer array, already checked) whose running total would overflow int64.
+
+    numpy wraps around silently, so the bound is checked in Python integers.
 
     Example
     -------
     >>> check_total(np.array([1, 2, 3])) is None
     True
     """
-    if a.size and int(a.max()) * a.size >= MAX_TOTAL and sum(int(x) for x in a) >= MAX_TOTAL:
+    a = counts
+    if not isinstance(a, np.ndarray) or a.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array, got {type(a).__name__}")
+    if a.size and int(a.max()) * a.size >= MAX_TOTAL and sum(int(x) for x in a.ravel()) >= MAX_TOTAL:
         raise ValueError(f"{name} too large: their total must stay below 2^62 (int64 running totals)")
 
 
-def check_count(a) -> int:
+def check_count(a_t) -> int:
     """One pushed count ``a_t``: a non-negative integer (integral floats accepted), as an int.
 
     Example
@@ -121,6 +126,7 @@ def check_count(a) -> int:
     >>> check_count(3), check_count(2.0)
     (3, 2)
     """
+    a = a_t
     if type(a) is int:  # fast path
         if a < 0:
             raise ValueError(f"a_t must be a non-negative integer, got {a!r}")

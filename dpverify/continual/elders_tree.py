@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.validation import check_positive_int
-from dpverify.continual.checks import check_times
+from dpverify.continual.checks import check_n, check_times
 
 __all__ = ["check_elders_branching", "resolve_elders_branching", "elders_digit_range", "elders_levels",
            "elders_digits", "elders_digit_sum_total", "elders_best_branching", "elders_strategy",
@@ -31,7 +31,7 @@ _MAX_NNZ = 60_000_000  # strategy matrices above this many entries are refused (
 _GUARD = 2.0**-40  # strategy weights scaled by (1 - _GUARD): exact column sums stay below 1
 
 
-def check_elders_branching(k, name: str = "branching") -> int:
+def check_elders_branching(branching, name: str = "branching") -> int:
     """The branching factor of the elders tree: an integer in [2, 64].
 
     Example
@@ -39,6 +39,7 @@ def check_elders_branching(k, name: str = "branching") -> int:
     >>> check_elders_branching(3)
     3
     """
+    k = branching
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {k!r}")
     k = int(k)
@@ -148,7 +149,7 @@ def elders_best_branching(n: int) -> int:
     return min(cost, key=lambda k: (cost[k], k))
 
 
-def resolve_elders_branching(n: int, branching) -> int:
+def resolve_elders_branching(n: int, branching: int | None = None) -> int:
     """``branching`` checked, or the best branching for n when it is None.
 
     Example
@@ -156,6 +157,7 @@ def resolve_elders_branching(n: int, branching) -> int:
     >>> resolve_elders_branching(10, 3)
     3
     """
+    n = check_n(n)
     return elders_best_branching(n) if branching is None else check_elders_branching(branching)
 
 

@@ -270,7 +270,7 @@ def _best_branching(n: int, objective: str) -> int:
     return int(ks[int(np.argmin(vals))])
 
 
-def resolve_branching(n, branching, objective):
+def resolve_branching(n: int, branching: int | None = None, objective: str = "total") -> int:
     """``branching`` checked, or the best branching for n and the objective when it is None.
 
     Example
@@ -278,5 +278,6 @@ def resolve_branching(n, branching, objective):
     >>> resolve_branching(100, 3, "total"), resolve_branching(7, None, "total")
     (3, 8)
     """
+    n = check_n(n)
     check_objective(objective)
     return best_branching(n, objective) if branching is None else check_branching(branching)

@@ -23,7 +23,7 @@ from dpverify.validation import check_budget, check_counts, check_finite_array, 
 from dpverify.proofdocs import proven
 
 __all__ = ["K_NAME", "check_branching", "kary_levels", "kary_digits", "kary_node_span", "kary_strategy_matrix",
-           "kary_recombination", "kary_column_sq_norms", "kary_path_sums", "kary_node_sums"]
+           "kary_recombination", "kary_column_sq_norms", "kary_path_sums"]
 
 K_NAME = "k (the branching factor)"  # how messages name a parameter k
 

@@ -1,4 +1,11 @@
-"""The continual room: matrix-mechanism continual release of running counts (papers 000 and 004)."""
+"""The continual room: matrix-mechanism continual release of running counts (papers 000 and 004).
+
+The room holds the Fenwick tree and its optimal weights (``fenwick_tree.py``, ``fenwick.py``,
+``fda_optimal.py``, ``fda.py``), the k-ary and elders trees, the baselines, the streams
+(``streams.py``: the one bounded-stream base), the input checks (``checks.py``), the matrix-mechanism
+verifier (``matrix.py``), the claims by subject (``claims/``), the proofs (``proofs/``) and the
+``dpverify continual`` command (``cli.py``).
+"""
 
 from dpverify.rooms import Command, Paper, Room
 
@@ -11,4 +18,10 @@ ROOM = Room(
                   authors="Cai, Wu, Wang", venue="J. Frontiers of CS&T 10(4) 2016",
                   seed_file="004_2063bbaa5f69f7be.txt")),
     commands=(Command("continual", "dpverify.continual.cli", "continual release of running counts (papers 000, 004)"),),
+    glossary=(("Fenwick tree", "the strategy of papers 000/004: node i sums the counts (i − lowbit(i), i]; release t "
+                               "adds the nodes on its descent path t, t − lowbit(t), … (W = B·M)"),
+              ("λ", "the node weights of the weighted Fenwick strategy ΣM: node i gets noise of scale 1/(ε λ_i); "
+                    "every count's weights sum to at most 1, so the release is ε-DP"),
+              ("FDA", "the optimal λ of papers 000/004 (minimum total MSE), for any number n of releases: "
+                      "`dpverify continual release --method fda`")),
 )

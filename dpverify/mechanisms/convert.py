@@ -172,7 +172,12 @@ def audited(obj: Any, /, *, epsilon: float, delta: float = 0.0) -> Any:
         return obj
     own = getattr(obj, "epsilon", None)
     stated = own is not None and not callable(own) or getattr(obj, "claim", None) is not None
-    return as_mechanism(obj) if stated else as_mechanism(obj, epsilon=epsilon, delta=delta)
+    if stated:
+        try:
+            return as_mechanism(obj)
+        except ValueError:  # an own claim the protocol cannot read (e.g. ε = inf without a curve): the audited one
+            pass
+    return as_mechanism(obj, epsilon=epsilon, delta=delta)
 
 
 def sampler(obj: Any, /) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpverify.claims import Outcome, Source
-from dpverify.claims.model import SELF_TEST
+from dpverify.claims import SELF_TEST
 from dpverify.toolkit import audit_epsilon
 
 __all__ = ["CONF_CONTROL", "DEF", "EXP", "FP", "LAP", "NMAX_D", "NMAX_DP", "SVT_D", "SVT_DP", "audited"]

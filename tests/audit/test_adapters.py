@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from dpverify.audit import Mechanism, MechanismError, check_ldp, checked_sample, epsilon_lower_bound
-from dpverify.audit.floating_point import fp_attack_statistic
+from dpverify.audit.controls import fp_attack_statistic
 
 CONF = 1.0 - 1e-6
 RNG = np.random.default_rng

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpverify.audit import epsilon_lower_bound
-from dpverify.audit.floating_point import LibraryLaplace, OffGrid, SafeLaplace, TextbookLaplace, fp_attack_statistic
+from dpverify.audit.controls import LibraryLaplace, OffGrid, SafeLaplace, TextbookLaplace, fp_attack_statistic
 
 
 @pytest.mark.parametrize("mech", [TextbookLaplace(0.1), LibraryLaplace(0.1), TextbookLaplace(2.0)])
@@ -44,3 +44,12 @@ def test_safe_claim_fails_if_release_used_float_noise(monkeypatch):
     monkeypatch.setattr(lap, "safe_laplace_mechanism",
                         lambda v, d, e, rng=None, size=None, grid=None: lap.laplace_mechanism(v, d, e, rng, size=size))
     assert ac._fp_safe().verdict.value == "refuted"
+
+
+def test_old_module_path_still_serves_the_fp_controls():
+    """``dpverify.audit.floating_point`` is kept as a re-export of :mod:`dpverify.audit.controls.floating_point`."""
+    import dpverify.audit.floating_point as old
+    from dpverify.mechanisms import Mechanism
+
+    assert old.TextbookLaplace is TextbookLaplace and old.fp_attack_statistic is fp_attack_statistic
+    assert all(isinstance(c(0.1), Mechanism) for c in (TextbookLaplace, LibraryLaplace, SafeLaplace))

@@ -197,3 +197,13 @@ def test_mechanism_error_names_the_input():
     with pytest.raises(Exception, match=r"in sample\(data=7, rng, n=5\)"):
         checked_sample(m, 7, np.random.default_rng(0), 5)
     assert math.isfinite(m.epsilon)
+
+
+def test_registry_is_the_catalogue():
+    """``produced_mechanisms()`` is a view of :func:`dpverify.mechanisms.catalogue`'s families, which the
+    rooms declare in their own ``mechanisms.py``."""
+    from dpverify.mechanisms import Family, catalogue
+
+    assert Produced is Family and set(REGISTRY) == set(catalogue().names())
+    for name, fam in REGISTRY.items():
+        assert fam.make().relation.candidates(), name

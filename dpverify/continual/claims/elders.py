@@ -13,7 +13,7 @@ from math import log
 import numpy as np
 
 from dpverify.claims import Outcome, Source, Verdict, claim
-from dpverify.claims.model import SELF_TEST
+from dpverify.claims import SELF_TEST
 
 
 _SRC = "arXiv:2408.07021 (Andersson, Pagh, Steiner, Torkamani, FORC 2025; abstract via issue 13)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify.claims import Outcome, Source, Verdict, claim
-from dpverify.claims.seeds import seed_text
+from dpverify.claims import seed_text
 from dpverify.toolkit import erratum_outcome
 
 SEED = "001"

@@ -14,7 +14,7 @@ from fractions import Fraction
 import sympy as sp
 
 from dpverify.claims import Outcome, Source, Verdict, claim
-from dpverify.claims.model import SELF_TEST
+from dpverify.claims import SELF_TEST
 
 S_LDP = Source(SELF_TEST, "exact LDP checker", "(ε,δ)-LDP of a design matrix as seed 003 §2 defines it")
 

@@ -16,7 +16,7 @@ import sympy as sp
 
 from dpverify.audit import max_privacy_loss
 from dpverify.claims import Outcome, Source, Verdict, claim
-from dpverify.claims.model import SELF_TEST
+from dpverify.claims import SELF_TEST
 from dpverify.toolkit import symbolic_equal
 
 S_GEO = Source(SELF_TEST, "library mechanism", "two-sided geometric (discrete Laplace) noise")
