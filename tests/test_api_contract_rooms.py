@@ -28,6 +28,7 @@ import pytest
 
 from dpverify.audit import floating_point as fp
 from dpverify.audit import mechanisms as mech
+from dpverify.selftest.controls import FDARelease
 from dpverify.audit import statistical as st
 from dpverify.continual import baselines as bl
 from dpverify.continual import experiments as ex
@@ -190,7 +191,7 @@ CASES = [
     ("audit.HistogramLaplace", _mech(mech.HistogramLaplace, np.array([1, 2, 0]), epsilon=1.0, bins=3), dict(epsilon=1.0, bins=3, rng=0)),
     ("audit.NoisyMax", _mech(mech.NoisyMax, np.array([0.0, 1.0, 0.5]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
     ("audit.SparseVector", _mech(mech.SparseVector, np.array([0.0, 1.0, 0.5]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
-    ("audit.FDARelease", _mech(mech.FDARelease, np.array([1, 0, 2]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
+    ("audit.FDARelease", _mech(FDARelease, np.array([1, 0, 2]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
     ("audit.TextbookLaplace", _mech(fp.TextbookLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
     ("audit.LibraryLaplace", _mech(fp.LibraryLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
     ("audit.SafeLaplace", _mech(fp.SafeLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),

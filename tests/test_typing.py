@@ -19,7 +19,10 @@ def _mypy(path: Path, cache: Path) -> tuple[str, int]:
 
 def test_py_typed_is_shipped():
     assert (ROOT / "dpverify" / "py.typed").is_file()
-    assert 'dpverify = ["py.typed"]' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in conf["tool"]["setuptools"]["package-data"]["dpverify"]
 
 
 def test_public_api_type_checks(tmp_path):

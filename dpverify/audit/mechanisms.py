@@ -7,9 +7,9 @@ Example
 'LaplaceMechanism(epsilon=1.0, sensitivity=1.0, scale_factor=1.0)'
 """
 
-from dpverify.audit.controls import (BinDifference, ExponentialMechanism, FDARelease, FiniteMechanism,
+from dpverify.audit.controls import (BinDifference, ExponentialMechanism, FiniteMechanism,
                                      GeometricMechanism, HistogramLaplace, KRR, LaplaceMechanism, NoisyMax,
                                      SparseVector, SuffixSum)
 
-__all__ = ["BinDifference", "ExponentialMechanism", "FDARelease", "FiniteMechanism", "GeometricMechanism",
+__all__ = ["BinDifference", "ExponentialMechanism", "FiniteMechanism", "GeometricMechanism",
            "HistogramLaplace", "KRR", "LaplaceMechanism", "NoisyMax", "SparseVector", "SuffixSum"]

@@ -14,7 +14,6 @@ from dpverify.audit.mechanisms import (
     KRR,
     BinDifference,
     ExponentialMechanism,
-    FDARelease,
     FiniteMechanism,
     GeometricMechanism,
     HistogramLaplace,
@@ -24,6 +23,7 @@ from dpverify.audit.mechanisms import (
     SuffixSum,
 )
 from dpverify.audit.statistical import PatternCode
+from dpverify.selftest.controls import FDARelease
 
 CONF = 1 - 1e-6
 SVT_D, SVT_DP = [0.0] * 10, [1.0] * 5 + [-1.0] * 5

@@ -2,8 +2,8 @@
 
 - :mod:`~dpverify.audit.controls.standard` — correct controls (never to be refuted) and known bugs
   (to be refuted): Laplace, geometric, exponential, kRR, a finite mechanism given by its laws;
-- :mod:`~dpverify.audit.controls.vector` — noisy histogram, noisy max, sparse vector, FDA, and the
-  statistics for vector outputs;
+- :mod:`~dpverify.audit.controls.vector` — noisy histogram, noisy max, sparse vector, and the
+  statistics for vector outputs (the FDA release control lives in the selftest room);
 - :mod:`~dpverify.audit.controls.floating_point` — Mironov's floating-point attack on textbook
   Laplace sampling, the library's float and safe releases, and the off-grid statistic.
 
@@ -20,8 +20,8 @@ Example
 from dpverify.audit.controls.floating_point import LibraryLaplace, OffGrid, SafeLaplace, TextbookLaplace, fp_attack_statistic
 from dpverify.audit.controls.standard import (ExponentialMechanism, FiniteMechanism, GeometricMechanism, HockeyStick, KRR,
                                               LaplaceMechanism)
-from dpverify.audit.controls.vector import BinDifference, FDARelease, HistogramLaplace, NoisyMax, SparseVector, SuffixSum
+from dpverify.audit.controls.vector import BinDifference, HistogramLaplace, NoisyMax, SparseVector, SuffixSum
 
-__all__ = ["BinDifference", "ExponentialMechanism", "FDARelease", "FiniteMechanism", "GeometricMechanism",
+__all__ = ["BinDifference", "ExponentialMechanism", "FiniteMechanism", "GeometricMechanism",
            "HistogramLaplace", "HockeyStick", "KRR", "LaplaceMechanism", "LibraryLaplace", "NoisyMax", "OffGrid",
            "SafeLaplace", "SparseVector", "SuffixSum", "TextbookLaplace", "fp_attack_statistic"]

@@ -4,7 +4,7 @@ Controls (correct, must never be refuted): :class:`LaplaceMechanism`,
 :class:`GeometricMechanism`, :class:`ExponentialMechanism` (factor 2), :class:`KRR`,
 :class:`NoisyMax` returning the index, :class:`SparseVector` (Lyu et al. 2017, Alg. 1),
 :class:`HistogramLaplace` with the sensitivity of the neighbouring relation audited,
-:class:`FDARelease` (the continual room's FDA release).
+(the continual room's FDA release is audited by the selftest room's :class:`~dpverify.selftest.controls.FDARelease`).
 
 Known bugs (must be refuted):
 - ``LaplaceMechanism(scale_factor=0.5)`` — noise at half the needed scale (true ε doubled);

@@ -1,5 +1,6 @@
-"""Controls on vectors: the noisy histogram, report noisy max, the sparse vector technique, the
-continual room's FDA release, and the statistics that audit their vector outputs.
+"""Controls on vectors: the noisy histogram, report noisy max, the sparse vector technique, and
+the statistics that audit their vector outputs (the continual room's FDA release is audited as a
+control by the selftest room, :class:`dpverify.selftest.controls.FDARelease`).
 
 The correct and broken variants are described in :mod:`dpverify.audit.controls.standard`; every
 control here is a :class:`dpverify.mechanisms.Mechanism` whose relation is over vectors of a
@@ -13,7 +14,6 @@ Example
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +22,7 @@ from dpverify.audit.controls.base import Control
 from dpverify.mechanisms.relations import Neighbours
 from dpverify.validation import check_epsilon, check_positive_int, check_real
 
-__all__ = ["BinDifference", "FDARelease", "HistogramLaplace", "NoisyMax", "SparseVector", "SuffixSum"]
+__all__ = ["BinDifference", "HistogramLaplace", "NoisyMax", "SparseVector", "SuffixSum"]
 
 
 @dataclass(frozen=True)
@@ -185,39 +185,6 @@ class SparseVector(Control):
             return above
         before = np.cumsum(above, axis=1) - above  # ⊤ answers before query i
         return np.where(before < self.c, above, -1)
-
-
-@dataclass(frozen=True)
-class FDARelease(Control):
-    """The continual room's FDA release of a count stream ``data`` (n noisy running totals).
-
-    Black-box: one call of ``dpverify.continual.release(..., method="fda")`` per sample.
-
-    Example
-    -------
-    >>> FDARelease(1.0)(np.array([1, 0, 2]), np.random.default_rng(0), 5).shape
-    (5, 3)
-    """
-
-    epsilon: float
-    noise: str = "laplace"
-    steps: int = field(default=4, repr=False)
-
-    def __post_init__(self):
-        check_epsilon(self.epsilon)
-
-    @property
-    def relation(self) -> Neighbours:
-        """Count streams (``steps`` counts ≥ 0) where one count changes by 1."""
-        return Neighbours(shape=(self.steps,), kind="l1", bound=1.0, low=0, integer=True,
-                          description="one count a_t changes by 1 (add/remove one record)")
-
-    def __call__(self, data, rng, n):
-        from dpverify.continual import release
-
-        with warnings.catch_warnings():  # the float-Laplace control is audited on purpose
-            warnings.simplefilter("ignore", UserWarning)
-            return np.stack([release(data, self.epsilon, "fda", rng, noise=self.noise) for _ in range(n)])
 
 
 @dataclass(frozen=True)

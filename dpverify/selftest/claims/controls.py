@@ -12,7 +12,6 @@ from dpverify.audit.controls import (
     KRR,
     BinDifference,
     ExponentialMechanism,
-    FDARelease,
     GeometricMechanism,
     HistogramLaplace,
     LaplaceMechanism,
@@ -21,6 +20,7 @@ from dpverify.audit.controls import (
     SuffixSum,
 )
 from dpverify.claims import Outcome, Source, claim
+from dpverify.selftest.controls import FDARelease
 from dpverify.selftest.audits import CONF_CONTROL, DEF, EXP, LAP, NMAX_D, NMAX_DP, SVT_D, SVT_DP, audited
 
 #: name -> (statement, source, make() -> (mechanism, d, d', ε, samples, auditor keywords))
