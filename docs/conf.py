@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -35,8 +36,26 @@ generate_all()
 
 
 
+# Docstrings write absolute values as plain text, |x − μ|; reStructuredText would read |…| as a
+# substitution.  Outside literals, doctest lines and table rows, such bars are escaped before autodoc
+# parses them.
+_BARS = re.compile(r"(?<![\\|`])\|([^|`\n]+)\|(?![|`_])")
+_LITERAL = re.compile(r"(``.*?``|`[^`]*`)")
+
+
+def _escape_bars(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith((">>>", "...", "|", "+")):
+            continue
+        parts = _LITERAL.split(line)
+        parts[::2] = [_BARS.sub(lambda m: "\\|" + m.group(1) + "\\|", p) for p in parts[::2]]
+        lines[i] = "".join(parts)
+
+
 def setup(app):
     from pygments.lexers.python import PythonLexer
+
+    app.connect("autodoc-process-docstring", _escape_bars)
 
     # proof documents quote library code in ```quote dpverify/<module>.py:<label> blocks
     app.add_lexer("quote", PythonLexer)

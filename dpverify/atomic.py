@@ -37,9 +37,40 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False,
                       inputs: tuple[str | os.PathLike, ...] = (), name: str = "output") -> Path:
     """Validate an output path before any work is done; return it as a ``Path``.
 
-    Raises :class:`OutputError` (a ``ValueError``) naming ``name`` when the path
-    is a directory, equals one of ``inputs`` (same file, after resolving links),
-    exists and ``force`` is false, or its parent is missing or not a directory.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to be written.
+    force : bool, optional
+        Allow ``path`` to exist already (it will be replaced).
+    inputs : tuple of paths, optional
+        The files the command reads; ``path`` must be none of them.
+    name : str, optional
+        What ``path`` is, for the error messages (e.g. ``"--out"``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    OutputError
+        (a ``ValueError``) naming ``name`` when the path is a directory, equals one of ``inputs``
+        (same file, after resolving links), exists and ``force`` is false, or its parent is missing
+        or not a directory.
+    TypeError
+        ``path`` is not a path.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_path(d / "new.json").name
+    'new.json'
+    >>> check_output_path(d, name="--out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpverify.atomic.OutputError: --out '...' is a directory, not a file
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path, got {type(path).__name__}")
@@ -72,9 +103,40 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, force: bool = True,
                 encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on a clean exit rename it over ``path``.
 
-    ``mode`` is ``"w"`` (text) or ``"wb"`` (binary).  On an exception (including
-    ``OSError`` from a full disk) the temporary file is removed and ``path`` is
-    left as it was.  ``force=False`` refuses an existing ``path``.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination (checked first with :func:`check_output_path`).
+    mode : {"w", "wb"}, optional
+        Text or binary.
+    force : bool, optional
+        ``False`` refuses an existing ``path``.
+    inputs, name
+        As in :func:`check_output_path`.
+    encoding, newline : optional
+        For text mode, as in :func:`open`.
+
+    Yields
+    ------
+    file object
+        The temporary file.  On an exception (including ``OSError`` from a full disk) it is
+        removed and ``path`` is left as it was.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "table.csv"
+    >>> with atomic_open(out, "w") as f:
+    ...     _ = f.write("a,b\\n")
+    >>> out.read_text()
+    'a,b\\n'
+    >>> with atomic_open(out, "w") as f:   # a failure leaves the old file
+    ...     raise RuntimeError("crash")
+    Traceback (most recent call last):
+    ...
+    RuntimeError: crash
+    >>> out.read_text()
+    'a,b\\n'
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
@@ -104,7 +166,24 @@ def _umask() -> int:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, *, force: bool = True, **kw) -> Path:
-    """Write ``text`` to ``path`` atomically (see :func:`atomic_open`); return the path."""
+    """Write ``text`` to ``path`` atomically (see :func:`atomic_open`); return the path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    text : str
+    force : bool, optional
+        ``False`` refuses an existing ``path``.
+    **kw
+        ``inputs``, ``name``, ``encoding``, ``newline`` of :func:`atomic_open`.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> p = atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "a.txt", "x = 1\\n")
+    >>> p.read_text()
+    'x = 1\\n'
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
     with atomic_open(path, "w", force=force, **kw) as f:
@@ -113,7 +192,24 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, force: bool = True,
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, force: bool = True, **kw) -> Path:
-    """Write ``data`` to ``path`` atomically (see :func:`atomic_open`); return the path."""
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_open`); return the path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    data : bytes, bytearray or memoryview
+    force : bool, optional
+        ``False`` refuses an existing ``path``.
+    **kw
+        ``inputs`` and ``name`` of :func:`atomic_open`.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> p = atomic_write_bytes(pathlib.Path(tempfile.mkdtemp()) / "a.bin", b"\\x00\\x01")
+    >>> p.read_bytes()
+    b'\\x00\\x01'
+    """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
     with atomic_open(path, "wb", force=force, **kw) as f:

@@ -100,6 +100,9 @@ class Room:
         The claim-id prefixes its claims use (default, ``None``: its name; ``()``: it registers
         no claims).  Ids stay stable when claims move between rooms, so a room may hold claims
         of another prefix.
+    acronyms : tuple of str
+        Words the room writes in capitals (``"RR"``): the report shows an evidence key's word
+        ``rr`` as ``RR``.  Glossary words in capitals (``"FDA"``, ``"PPCA-DP"``) count too.
 
     ``package`` and ``path`` are filled in by discovery.
     """
@@ -110,6 +113,7 @@ class Room:
     commands: tuple[Command, ...] = ()
     glossary: tuple[tuple[str, str], ...] = ()
     namespaces: tuple[str, ...] | None = None
+    acronyms: tuple[str, ...] = ()
     package: str = field(default="", compare=False)
     path: Path | None = field(default=None, compare=False)
 
@@ -129,6 +133,23 @@ class Room:
         if any(not isinstance(x, str) or not _NAME_RE.match(x) for x in ns):
             raise ValueError(f"room {self.name!r}: namespaces must be Python identifiers, got {ns!r}")
         object.__setattr__(self, "namespaces", ns)
+        acronyms = (self.acronyms,) if isinstance(self.acronyms, str) else tuple(self.acronyms)
+        if any(not isinstance(a, str) or not re.fullmatch(r"[A-Z][A-Z0-9]*", a) for a in acronyms):
+            raise ValueError(f"room {self.name!r}: acronyms must be words in capitals, got {acronyms!r}")
+        object.__setattr__(self, "acronyms", acronyms)
+
+    @property
+    def capital_words(self) -> tuple[str, ...]:
+        """The room's acronyms and the words in capitals of its glossary (``"PPCA-DP"`` gives PPCA and DP).
+
+        Example
+        -------
+        >>> Room(name="demo", glossary=(("FDA-x", "..."),), acronyms=("RR",)).capital_words
+        ('RR', 'FDA')
+        """
+        found = [w for word, _ in self.glossary for w in re.findall(r"[A-Za-z0-9]+", word)
+                 if re.fullmatch(r"[A-Z][A-Z0-9]+", w)]
+        return tuple(dict.fromkeys((*self.acronyms, *found)))
 
     @property
     def shipped(self) -> bool:

@@ -19,6 +19,8 @@ import threading
 import time
 from typing import Callable, Iterator, TextIO
 
+from dpverify.validation import check_real
+
 __all__ = ["progress"]
 
 
@@ -27,13 +29,30 @@ def progress(label: str, total: float | None = None, *, stream: TextIO | None | 
              every: float = 1.0, unit: str = "") -> Iterator[Callable[..., None]]:
     """Yield ``tick(advance=1, note="", total=None)``; report progress of ``label`` on ``stream``.
 
-    ``total`` given to a tick replaces the total (work whose size is only known as it goes).
+    Parameters
+    ----------
+    label : str
+        What is being done, printed first on every line.
+    total : float, optional
+        The amount of work, when known; ``total`` given to a tick replaces it.
+    stream : file object, "stderr" or None, optional
+        ``"stderr"`` is ``sys.stderr`` as it is at the call; ``None`` reports nothing.  A terminal
+        gets a ``rich`` bar, anything else plain lines.
+    every : float, optional
+        At most one plain line every ``every`` seconds (>= 0), and one at the end if the work took longer.
+    unit : str, optional
+        Printed after the amount.
 
-    ``stream="stderr"`` (the default) is ``sys.stderr`` as it is at the call (so a
-    replaced or captured stderr is honoured); ``stream=None`` reports nothing (for
-    tests and library calls).  A plain line is also written when the work ends, if
-    it took more than ``every``.
+    Example
+    -------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with progress("draws", total=4, stream=out, every=0.0, unit="draws") as tick:
+    ...     tick(2); tick(2, note="last chunk")
+    >>> print(out.getvalue().splitlines()[-1].split(" (")[0])
+    draws: 4/4 draws
     """
+    check_real(every, "every", nonneg=True)
     if stream == "stderr":
         stream = sys.stderr
     if stream is None:

@@ -30,6 +30,8 @@ from typing import Any, Callable, TypeVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpverify.rooms import proof_name
+
 REQUIRED_SECTIONS = ("## Statement", "## Assumptions", "## Derivation", "## What the code relies on")
 LABEL_RE = re.compile(r"#\s*proof:\s*([A-Za-z0-9_.\-]+)\s*$")
 _FENCE_RE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.S | re.M)
@@ -46,24 +48,6 @@ class Block:
 def repo_root() -> Path:
     """The folder holding ``dpverify/`` (a source tree's root, or site-packages): quotes are relative to it."""
     return Path(__file__).resolve().parent.parent
-
-
-def proof_name(spec: str) -> str:
-    """The one spelling of a proof's name, ``"<room>/<file>.md"`` (ValueError otherwise).
-
-    The rooms' code still written ``"proofs/<room>/<file>.md"`` is read as ``"<room>/<file>.md"``
-    while the rooms move to the one spelling.
-
-    Example
-    -------
-    >>> proof_name("rr/binary_optimum.md"), proof_name("proofs/rr/binary_optimum.md")
-    ('rr/binary_optimum.md', 'rr/binary_optimum.md')
-    """
-    if isinstance(spec, str) and spec.startswith("proofs/") and spec.count("/") == 2:
-        spec = spec[len("proofs/"):]
-    if not isinstance(spec, str) or spec.count("/") != 1 or not spec.endswith(".md") or spec.startswith("/"):
-        raise ValueError(f"a proof document is named '<room>/<file>.md', got {spec!r}")
-    return spec
 
 
 def parse_blocks(text: str) -> list[Block]:
@@ -172,11 +156,11 @@ def proven(*documents: str) -> Callable[[_F], _F]:
 
     Example
     -------
-    >>> @proven("primitives/laplace_dp.md")
+    >>> @proven("survey/laplace_dp.md")
     ... def f(x):
     ...     return x
     >>> f.__proofs__, f(2)
-    (('primitives/laplace_dp.md',), 2)
+    (('survey/laplace_dp.md',), 2)
     """
     if not documents:
         raise ValueError("proven() needs at least one proof document path")

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import re
 from pathlib import Path
 
 from dpverify.declarations import PACKAGE_DIR, Command, Paper, Room
@@ -52,6 +53,7 @@ __all__ = [
     "claims_modules_in",
     "is_claims_file",
     "problems",
+    "proof_name",
     "proof_path",
     "room",
     "proof_rooms",
@@ -279,11 +281,49 @@ def proof_rooms() -> dict[str, Path]:
     return out
 
 
-def proof_path(spec: str) -> Path | None:
+_PROOF_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*/[A-Za-z0-9_][A-Za-z0-9_.\-]*\.md$")
+
+
+def proof_name(spec: str) -> str:
+    """The one spelling of a proof's name, ``"<room>/<file>.md"``, checked (ValueError otherwise).
+
+    One slash; the room a Python identifier; the file a plain name ending in ``.md`` (no ``..``,
+    no absolute path, no folder, no backslash).  A name read from a file (a saved report)
+    passes here before any file is opened.
+
+    Example
+    -------
+    >>> proof_name("rr/binary_optimum.md")
+    'rr/binary_optimum.md'
+    >>> proof_name("rr/../../etc/passwd.md")
+    Traceback (most recent call last):
+    ...
+    ValueError: a proof document is named '<room>/<file>.md', got 'rr/../../etc/passwd.md'
+    """
+    if not isinstance(spec, str) or ".." in spec or not _PROOF_NAME_RE.match(spec):
+        raise ValueError(f"a proof document is named '<room>/<file>.md', got {spec!r}")
+    return spec
+
+
+def _inside(f: Path, folder: Path) -> Path | None:
+    """``f`` resolved, when it is a file that stays inside ``folder`` (links followed); else None."""
+    try:
+        resolved, base = f.resolve(), folder.resolve()
+    except (OSError, RuntimeError):
+        return None
+    if resolved.is_file() and resolved.is_relative_to(base):
+        return resolved
+    return None
+
+
+def proof_path(spec: str, *, root: str | Path | None = None) -> Path | None:
     """The file a proof name ``"<room>/<file>.md"`` refers to, when it exists.
 
-    The first part names a room (its ``proofs/`` folder) or a subpackage of :mod:`dpverify`
-    with a ``proofs/`` folder (the auditor's).
+    The name is checked by :func:`proof_name` (ValueError for any other spelling, e.g. one
+    with ``..``).  The first part names a room (its ``proofs/`` folder) or a subpackage of
+    :mod:`dpverify` with a ``proofs/`` folder (the auditor's); with ``root``, the document is
+    looked for at ``root/<room>/<file>.md`` instead.  The file found must stay inside that
+    folder once links are resolved; otherwise, or when it does not exist, the answer is None.
 
     Example
     -------
@@ -292,13 +332,14 @@ def proof_path(spec: str) -> Path | None:
     >>> proof_path("rr/no_such_proof.md") is None
     True
     """
-    if not isinstance(spec, str) or "/" not in spec:
-        raise ValueError(f"a proof is named '<room>/<file>.md', got {spec!r}")
-    head, rest = spec.split("/", 1)
-    folders = [r.path for r in rooms() if r.name == head and r.path is not None]
-    folders.append(PACKAGE_DIR / head)
+    head, rest = proof_name(spec).split("/", 1)
+    if root is not None:
+        folders = [Path(root) / head]
+    else:
+        folders = [Path(r.path) / "proofs" for r in rooms() if r.name == head and r.path is not None]
+        folders.append(PACKAGE_DIR / head / "proofs")
     for folder in folders:
-        f = folder / "proofs" / rest
-        if f.is_file():
-            return f
+        found = _inside(folder / rest, folder)
+        if found is not None:
+            return found
     return None

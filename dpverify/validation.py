@@ -123,7 +123,11 @@ def _is_real_scalar(x: Any) -> bool:
 
 
 def check_real(value: Any, name: str, *, positive: bool = False, nonneg: bool = False) -> float:
-    """A finite real number (NaN and +-inf rejected), optionally > 0 or >= 0."""
+    """A finite real number (NaN and +-inf rejected), optionally > 0 or >= 0.
+
+    >>> check_real(np.float32(0.5), "scale"), check_real(2, "t", positive=True)
+    (0.5, 2.0)
+    """
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if not _is_real_scalar(value):
@@ -142,12 +146,20 @@ def check_real(value: Any, name: str, *, positive: bool = False, nonneg: bool = 
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
-    """Privacy parameter: a finite real number > 0."""
+    """Privacy parameter: a finite real number > 0.
+
+    >>> check_epsilon(np.int64(2))
+    2.0
+    """
     return check_real(epsilon, name, positive=True)
 
 
 def check_delta(delta: Any, name: str = "delta") -> float:
-    """Privacy parameter delta in [0, 1)."""
+    """Privacy parameter delta in [0, 1).
+
+    >>> check_delta(1e-6)
+    1e-06
+    """
     v = check_real(delta, name, nonneg=True)
     if not v < 1:
         raise ValueError(f"{name} must be in [0, 1), got {_show(delta)}")
@@ -155,7 +167,11 @@ def check_delta(delta: Any, name: str = "delta") -> float:
 
 
 def check_probability(p: Any, name: str) -> float:
-    """A probability in [0, 1]."""
+    """A probability in [0, 1].
+
+    >>> check_probability(0.25, "p")
+    0.25
+    """
     v = check_real(p, name, nonneg=True)
     if v > 1:
         raise ValueError(f"{name} must be in [0, 1], got {_show(p)}")
@@ -163,7 +179,11 @@ def check_probability(p: Any, name: str) -> float:
 
 
 def check_confidence(c: Any, name: str = "confidence") -> float:
-    """A confidence level in the open interval (0, 1)."""
+    """A confidence level in the open interval (0, 1).
+
+    >>> check_confidence(0.95)
+    0.95
+    """
     v = check_real(c, name)
     if not 0 < v < 1:
         raise ValueError(f"{name} must be in (0, 1), got {_show(c)}")
@@ -179,7 +199,11 @@ def _as_int(n: Any, name: str) -> int:
 
 
 def check_positive_int(n: Any, name: str, *, maximum: int | None = None) -> int:
-    """An integer >= 1 (bools and integral floats such as 3.0 are rejected), optionally <= ``maximum``."""
+    """An integer >= 1 (bools and integral floats such as 3.0 are rejected), optionally <= ``maximum``.
+
+    >>> check_positive_int(np.int64(3), "n")
+    3
+    """
     v = _as_int(n, name)
     if v < 1:
         raise ValueError(f"{name} must be >= 1, got {_show(n)}")
@@ -189,7 +213,11 @@ def check_positive_int(n: Any, name: str, *, maximum: int | None = None) -> int:
 
 
 def check_nonneg_int(n: Any, name: str, *, maximum: int | None = None) -> int:
-    """An integer >= 0, optionally <= ``maximum``."""
+    """An integer >= 0, optionally <= ``maximum``.
+
+    >>> check_nonneg_int(0, "t"), check_nonneg_int(5, "t", maximum=5)
+    (0, 5)
+    """
     v = _as_int(n, name)
     if v < 0:
         raise ValueError(f"{name} must be >= 0, got {_show(n)}")
@@ -229,6 +257,9 @@ def check_finite_array(x: Any, name: str, *, ndim: int | None = None, shape: tup
     """A float array copy with no NaN or inf, optionally of a given ndim/shape.
 
     Bool, complex and string arrays are refused (TypeError), not coerced.
+
+    >>> check_finite_array([1, 2.5], "x", ndim=1)
+    array([1. , 2.5])
     """
     arr = _real_array(x, name)
     if ndim is not None and arr.ndim != ndim:
@@ -255,7 +286,11 @@ def _input_tolerance(x: Any, n: int, atol: float) -> float:
 
 
 def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -> np.ndarray:
-    """A 1-d vector of probabilities (>= 0) summing to 1 within ``atol``."""
+    """A 1-d vector of probabilities (>= 0) summing to 1 within ``atol``.
+
+    >>> check_probability_vector([0.5, 0.25, 0.25])
+    array([0.5 , 0.25, 0.25])
+    """
     arr = check_finite_array(pi, name, ndim=1)
     if arr.size < 1:
         raise ValueError(f"{name} must be non-empty")
@@ -272,7 +307,11 @@ def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -
 
 
 def check_row_stochastic(P: Any, name: str = "P", *, atol: float = 1e-9) -> np.ndarray:
-    """A 2-d matrix with non-negative entries whose rows each sum to 1."""
+    """A 2-d matrix with non-negative entries whose rows each sum to 1.
+
+    >>> check_row_stochastic([[0.75, 0.25], [1, 0]]).tolist()
+    [[0.75, 0.25], [1.0, 0.0]]
+    """
     arr = check_finite_array(P, name, ndim=2)
     if arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(f"{name} must be non-empty, got shape {arr.shape}")
@@ -295,6 +334,9 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
 
     Values (and their total, which releases accumulate) must stay below 2^63: 2^63 or 1e308 would
     wrap around int64 to −9.2e18, so they are refused with a ValueError naming ``name``.
+
+    >>> check_counts([3, 0, 2.0])
+    array([3, 0, 2])
     """
     if isinstance(counts, (str, bytes)):
         raise TypeError(f"{name} must be an array of counts, got {type(counts).__name__}")
@@ -341,7 +383,11 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
 
 
 def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:
-    """``None`` -> a fresh OS-seeded Generator; an int seed -> ``default_rng(seed)``; a Generator as is."""
+    """``None`` -> a fresh OS-seeded Generator; an int seed -> ``default_rng(seed)``; a Generator as is.
+
+    >>> int(as_generator(7).integers(10)) == int(as_generator(7).integers(10))
+    True
+    """
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, np.random.Generator):

@@ -48,7 +48,7 @@ def test_every_claim_has_a_mutation_test():
     from dpverify.claims.registry import reserved_namespaces
 
     # the package's claims (examples/ collected by the pytest plugin register their own, tested there)
-    ids = {c.id for c in all_claims() if ".import:" not in c.id and c.room in reserved_namespaces()}
+    ids = {c.id for c in all_claims() if ".import:" not in c.id and c.namespace in reserved_namespaces()}
     missing = sorted(ids - mutation_tested_ids())
     assert not missing, f"claims without a mutation test: {missing}"
 

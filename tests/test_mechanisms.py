@@ -39,11 +39,12 @@ def _suite():
 
 def _controls():
     from dpverify.audit import controls as C
+    from dpverify.selftest.controls import FDARelease
 
     return [(f"controls.{m.name}", (lambda m=m: m)) for m in (
         C.LaplaceMechanism(1.0), C.LaplaceMechanism(1.0, scale_factor=0.5), C.GeometricMechanism(1.0),
         C.ExponentialMechanism(1.0), C.KRR(3, 1.0), C.HistogramLaplace(1.0, bins=3), C.NoisyMax(1.0),
-        C.NoisyMax(1.0, returns="value"), C.SparseVector(1.0), C.FDARelease(1.0),
+        C.NoisyMax(1.0, returns="value"), C.SparseVector(1.0), FDARelease(1.0),
         C.FiniteMechanism(((0.5, 0.5), (0.75, 0.25))), C.TextbookLaplace(1.0), C.LibraryLaplace(1.0),
         C.SafeLaplace(1.0))]
 
@@ -315,3 +316,137 @@ def test_pairs_relation_and_as_relation():
         Pairs(("ab",))
     with pytest.raises(ValueError, match="non-empty"):
         Pairs(())
+
+
+# ----------------------------------------------------------------------------- review fixes (issue 25)
+
+
+def test_catalogue_lookup_by_family_or_mechanism_name_and_mapping_methods():
+    cat = catalogue()
+    assert "rr.optimal_mechanism" in cat and "rr" not in cat and "nope" not in cat
+    for name, m in cat.items():
+        assert m.name.startswith(name + "("), (name, m.name)  # a mechanism is named for its family
+        assert cat[m.name] is m is cat[name] and m.name in cat and m in cat
+    assert cat.keys() == cat.names() and cat.get("nope") is None and cat.get("nope", 1) == 1
+    assert cat.get("rr.optimal_mechanism_delta").delta == 0.05
+    assert cat.family_of(cat["rr.optimal_mechanism_delta"].name) == "rr.optimal_mechanism_delta"
+    other = cat.families["rr.optimal_mechanism"].make(epsilon=2.0)  # not a default member: not in the catalogue
+    assert other.name not in cat
+    with pytest.raises(KeyError, match="nor a family's default mechanism"):
+        cat[other.name]
+
+
+def test_catalogue_skips_a_room_whose_mechanisms_raise(tmp_path, monkeypatch):
+    import sys
+
+    from dpverify.rooms import rooms
+
+    site = tmp_path / "site"
+    for room, body in (("zzbadmech", "raise RuntimeError('broken mechanisms module')\n"),
+                       ("zzbadfams", "def families():\n    raise ValueError('no families today')\n")):
+        (site / room).mkdir(parents=True)
+        (site / room / "__init__.py").write_text("")
+        (site / room / "room.py").write_text(f"from dpverify.rooms import Room\nROOM = Room(name={room!r})\n")
+        (site / room / "mechanisms.py").write_text(body)
+    dist = site / "zzbadmech-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: zzbadmech\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[dpverify.rooms]\nzzbadmech = zzbadmech\nzzbadfams = zzbadfams\n")
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        assert {"zzbadmech", "zzbadfams"} <= {r.name for r in rooms(refresh=True)}
+        with pytest.warns(UserWarning) as caught:
+            cat = catalogue()
+    finally:
+        monkeypatch.undo()
+        rooms(refresh=True)
+        for mod in [m for m in sys.modules if m.startswith(("zzbadmech", "zzbadfams"))]:
+            del sys.modules[mod]
+    text = " | ".join(str(w.message) for w in caught)
+    assert "room 'zzbadmech'" in text and "RuntimeError: broken mechanisms module" in text
+    assert "room 'zzbadfams'" in text and "ValueError: no families today" in text
+    assert "rr.optimal_mechanism" in cat and len(cat) == len(catalogue())  # the other rooms are all there
+
+
+def test_as_mechanism_checks_the_callables_signature():
+    from dpverify.primitives.additive import laplace_mechanism
+
+    with pytest.raises(TypeError, match=r"mechanism 'laplace_mechanism' must take \(data, rng, n\) positionally, "
+                                        r"but its signature is laplace_mechanism\(value, sensitivity"):
+        as_mechanism(laplace_mechanism, epsilon=1.0)
+    with pytest.raises(TypeError, match=r"signature is <lambda>\(d, n\) \(too many positional arguments\)"):
+        as_mechanism(lambda d, n: d, epsilon=1.0)
+    with pytest.raises(TypeError, match="'Swapped' must take"):
+        class Swapped:
+            name, epsilon = "Swapped", 1.0
+
+            def sample(self, data, n, rng):
+                return rng.random(n)
+        as_mechanism(Swapped())
+    assert as_mechanism(lambda d, rng, n, scale=1.0: rng.random(n), epsilon=1.0).epsilon == 1.0
+    assert as_mechanism(lambda *args: args[1].random(args[2]), epsilon=1.0).epsilon == 1.0
+    assert as_mechanism(print, epsilon=1.0).name == "print"  # a builtin without a signature passes
+
+
+def test_as_mechanism_takes_a_family_and_a_suite_case():
+    from dpverify.audit.suite import CASES
+
+    fam = catalogue().families["primitives.randomized_response"]
+    m = as_mechanism(fam)
+    assert isinstance(m, Mechanism) and m.name == fam.make().name
+    assert as_mechanism(fam, k=3, epsilon=0.5).name == "primitives.randomized_response(k=3, epsilon=0.5)"
+    case = as_mechanism(CASES[0])
+    assert isinstance(case, Mechanism) and case.name == CASES[0].make().name and case.epsilon == 0.1
+    with pytest.raises(ValueError, match="contradicts"):
+        as_mechanism(CASES[0], epsilon=2.0)
+
+
+def test_relations_name_the_bad_parameter_and_value():
+    with pytest.raises(TypeError, match=r"pairs must be a relation object .* got 42 \(int\)"):
+        audit(as_mechanism(_lap, epsilon=1.0), epsilon=1.0, pairs=42, samples=1000)
+    with pytest.raises(TypeError, match=r"pairs must be a non-empty sequence of \(d, d_prime\) pairs, got 42 \(int\)"):
+        Pairs(42)
+    for shape in (0, (0,), (2, -1), -3, (1.5,)):
+        with pytest.raises(ValueError, match=r"shape must be \(\) \(a scalar\) or a tuple of positive integer sizes, got"):
+            Domain(shape=shape)
+    with pytest.raises(ValueError, match=r"values must hold at least one input .* got \(\)"):
+        Domain(values=())
+    with pytest.raises(TypeError, match="values must be a finite collection"):
+        Domain(values=3)
+    with pytest.raises(ValueError, match="low must be <= high, got low=2, high=1"):
+        Domain(low=2, high=1)
+    assert Domain(shape=3).shape == (3,) and Domain(values=[0, 1]).values == (0, 1)
+    assert Pairs(((np.zeros(0), np.ones(1)),)).domain.shape == (1,)  # an empty record set gives no shape
+
+
+def test_audited_replaces_only_an_infinite_epsilon_claim():
+    """Was: every ValueError of the own claim was swallowed and the audited ε used instead."""
+    from dpverify.mechanisms import audited
+
+    class Own:
+        name, epsilon, delta = "own", 1.0, 0.0
+
+        def sample(self, data, rng, n):
+            return rng.random(n)
+
+    bad_delta, bad_eps, unbounded = Own(), Own(), Own()
+    bad_delta.delta, bad_eps.epsilon, unbounded.epsilon = 2.0, -1.0, math.inf
+    with pytest.raises(ValueError, match="delta"):
+        audited(bad_delta, epsilon=1.0)
+    with pytest.raises(ValueError, match="delta"):
+        audit(bad_delta, epsilon=1.0, pairs=[(0, 1)], samples=1000)
+    with pytest.raises(ValueError, match="epsilon"):
+        audited(bad_eps, epsilon=1.0)
+    assert audited(unbounded, epsilon=0.5).claim == PureDP(0.5)  # ε = ∞ with no curve: the audited claim
+    assert audited(Own(), epsilon=0.5).claim == PureDP(1.0)  # an own claim is kept
+
+
+def test_errors_describe_the_input_as_given():
+    """Was: ``data=array([1.]) (shape ())`` (the coerced input's shape, the given input's values)."""
+    from dpverify.mechanisms import MechanismError
+
+    m = as_mechanism(lambda d, rng, n: np.full(n, np.nan), epsilon=1.0, relation="|d - d'| <= 1")
+    with pytest.raises(MechanismError, match=r"sample\(data=array\(\[1\.\]\) \(shape \(1,\)\), rng, n=2\)"):
+        checked_sample(m, np.array([1.0]), RNG(0), 2)
+    with pytest.raises(MechanismError, match=r"sample\(data=array\(1\.\) \(shape \(\)\), rng, n=2\)"):
+        checked_sample(m, np.array(1.0), RNG(0), 2)

@@ -112,6 +112,23 @@ def test_shipped_room_functions_carry_their_proofs():
     assert "primitives/discrete_laplace_sampler.md" in discrete_laplace.__proofs__
 
 
+def test_one_spelling_of_proof_names():
+    """A proof is named ``"<room>/<file>.md"``, never ``"proofs/<room>/<file>.md"``: no source, proof document,
+    doc page or notebook of the project keeps the old spelling (a file path is ``dpverify/<room>/proofs/<file>.md``)."""
+    import re
+
+    from dpverify.proofdocs import proven
+
+    old = re.compile(r"(?<![\w/])proofs/[A-Za-z_]\w*/[\w.\-]+\.md")
+    files = [*(ROOT / "dpverify").rglob("*.py"), *(ROOT / "dpverify").rglob("*.md"),
+             *(ROOT / "docs").glob("*.md"), *(ROOT / "notebooks").glob("*.ipynb")]
+    left = [f"{f.relative_to(ROOT)}:{i}: {m.group(0)}" for f in files
+            for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) for m in old.finditer(line)]
+    assert not left, "old proof spelling 'proofs/<room>/...' (write '<room>/<file>.md'):\n" + "\n".join(left)
+    with pytest.raises(ValueError, match="<room>/<file>.md"):
+        proven("proofs/audit/selection.md")
+
+
 @pytest.mark.slow
 def test_wheel_ships_the_proofs(tmp_path):
     """``pip wheel .`` ships every room's proofs/ as package data, for ``dpverify report``."""
@@ -125,4 +142,8 @@ def test_wheel_ships_the_proofs(tmp_path):
     names = set(zipfile.ZipFile(whl).namelist())
     for doc in DOCS:
         assert doc.relative_to(ROOT).as_posix() in names, doc
+    from dpverify.claims.traceability import table_paths  # the rooms' traceability tables too
+
+    for table in table_paths().values():
+        assert table.relative_to(ROOT).as_posix() in names, table
     assert any(n.endswith("entry_points.txt") for n in names)

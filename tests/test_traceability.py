@@ -73,9 +73,39 @@ def test_unknown_paper_is_refused():
         load_table(["999"])
 
 
+def test_each_room_keeps_the_tables_of_its_papers(repo_root):
+    """The tables live in the rooms that declare the papers (no list of papers outside them)."""
+    from dpverify.claims.traceability import table_paths
+    from dpverify.rooms import rooms
+
+    declared = {p.key: r for r in rooms() if r.shipped for p in r.papers}
+    assert set(PAPERS) == set(declared) == {"000", "001", "002", "003", "004"}
+    for key, path in table_paths().items():
+        assert path == repo_root / "dpverify" / declared[key].name / f"traceability_{key}.json"
+    assert not list((repo_root / "dpverify" / "claims").glob("traceability_*.json"))
+
+
+def test_a_new_rooms_table_is_found(tmp_path, monkeypatch):
+    """A room's paper with a ``traceability_<key>.json`` beside its code joins the table, with no edit elsewhere."""
+    from dpverify import rooms as R
+    from dpverify.claims.traceability import table_paths
+
+    folder = tmp_path / "zzroom"
+    folder.mkdir()
+    (folder / "traceability_907.json").write_text(json.dumps(
+        {"paper": "907", "title": "t", "rows": [{"ref": "Thm 1", "text": "x", "claims": ["zzroom.a"]}]}))
+    new = R.Room(name="zzroom", papers=(R.Paper("907", "A title"),), path=folder)
+    monkeypatch.setattr(R, "rooms", lambda **kw: (*R._all(), new))
+    monkeypatch.setattr("dpverify.claims.traceability.rooms", R.rooms)
+    assert table_paths()["907"] == folder / "traceability_907.json"
+    assert [r.claim_ids for r in load_table(["907"])] == [("zzroom.a",)]
+
+
 def test_tables_are_well_formed_json(repo_root):
-    for p in PAPERS:
-        data = json.loads((repo_root / "dpverify" / "claims" / f"traceability_{p}.json").read_text(encoding="utf-8"))
+    from dpverify.claims.traceability import table_paths
+
+    for p, path in table_paths().items():
+        data = json.loads(path.read_text(encoding="utf-8"))
         assert data["paper"] == p and data["title"] and data["rows"]
         for r in data["rows"]:
             assert set(r) <= {"ref", "text", "claims", "reason"} and r["ref"] and r["text"]

@@ -23,12 +23,12 @@ sequentially.
    (:mod:`dpverify.audit.sequential`), stopping at the first refutation — or, with
    ``stop_early=False``, in one test at the whole remaining level.  At δ = 0 the selection may choose
    the conditional Poisson test (Poisson draw counts, one bound on the ratio instead of two
-   Bonferroni bounds; ``proofs/audit/auditor_validity.md``, step 7).
+   Bonferroni bounds; ``dpverify/audit/proofs/auditor_validity.md``, step 7).
 
 The plan (candidates, budget shares, seed streams) is :mod:`dpverify.audit.plan`; the steps are the
 methods of :class:`~dpverify.audit.stages.AuditRun`.  Every test uses samples drawn after everything
 it depends on was fixed, and the levels sum to α = 1 − confidence, so the reported bound (the
-largest over the tests made) exceeds the true ε with probability ≤ α (``proofs/audit/selection.md``).
+largest over the tests made) exceeds the true ε with probability ≤ α (``dpverify/audit/proofs/selection.md``).
 
 Example
 -------
@@ -55,7 +55,7 @@ STATISTICS = ("auto", "classifier", "pattern", "offgrid")
 MAX_SAMPLES = 10**10
 
 
-@proven("proofs/audit/selection.md")
+@proven("audit/selection.md")
 def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples: int, confidence: float = 0.99,
           rng=None, statistic="auto", progress=None, force: bool = False, stop_early: bool = True,
           executor=None) -> AuditReport:

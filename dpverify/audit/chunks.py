@@ -68,8 +68,34 @@ class ChunkJob:
 
 @dataclass(frozen=True)
 class CountBins:
+    """A picklable task: run ``job`` and count its statistic values into ``binner``'s bins.
+
+    Calling it returns the counts of the chunk's first and second half separately, shape
+    ``(2, binner.nbins)`` (the selection scores an ordering on one half and its cut on the other).
+
+    Parameters
+    ----------
+    job : ChunkJob
+        The draws.
+    binner : Binner
+        The bins fixed from the pilot sample.
+
+    Example
+    -------
+    >>> from dpverify.audit.suite import Laplace
+    >>> job = ChunkJob(Laplace(1.0), 0.0, 1000, 7, (1, 0), None)
+    >>> counts = CountBins(job, Binner(job.statistic_values()))()
+    >>> counts.shape[0], int(counts.sum())
+    (2, 1000)
+    """
+
     job: ChunkJob
     binner: Binner
+
+    def __post_init__(self):
+        _check_job(self.job)
+        if not isinstance(self.binner, Binner):
+            raise TypeError(f"binner must be a Binner, got {type(self.binner).__name__}")
 
     def __call__(self) -> np.ndarray:
         return self.binner.count_halves(self.job.statistic_values())
@@ -77,12 +103,43 @@ class CountBins:
 
 @dataclass(frozen=True)
 class CountEvent:
+    """A picklable task: run ``job`` and count how many of its statistic values fall in each event.
+
+    Parameters
+    ----------
+    job : ChunkJob
+        The draws.
+    events : tuple of Event
+        The events (anything with ``contains(t)``), counted in this order.
+
+    Example
+    -------
+    >>> from dpverify.audit.events import make_event
+    >>> from dpverify.audit.suite import Laplace
+    >>> job = ChunkJob(Laplace(1.0), 0.0, 1000, 7, (1, 0), None)
+    >>> b = Binner(job.statistic_values())
+    >>> below = make_event("le", np.arange(b.nbins) < b.nbins // 2, b)
+    >>> above = make_event("gt", np.arange(b.nbins) >= b.nbins // 2, b)
+    >>> int(CountEvent(job, (below, above))().sum())   # the two events split the draws
+    1000
+    """
+
     job: ChunkJob
     events: tuple
+
+    def __post_init__(self):
+        _check_job(self.job)
+        if not isinstance(self.events, tuple) or not all(callable(getattr(e, "contains", None)) for e in self.events):
+            raise TypeError(f"events must be a tuple of events (objects with contains(t)), got {self.events!r}")
 
     def __call__(self) -> np.ndarray:
         t = self.job.statistic_values()
         return np.array([np.count_nonzero(e.contains(t)) for e in self.events], dtype=np.int64)
+
+
+def _check_job(job) -> None:
+    if not isinstance(job, ChunkJob):
+        raise TypeError(f"job must be a ChunkJob, got {type(job).__name__}")
 
 
 class Progress:
@@ -101,8 +158,6 @@ class Progress:
         self.done[0] += m
         if self.callback is not None:
             self.callback(self.done[0], self.total)
-
-
 
 
 def run_tasks(tasks: list, executor, prog: Progress, sizes: list[int]):

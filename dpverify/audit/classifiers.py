@@ -2,8 +2,8 @@
 log-likelihood ratio.
 
 A statistic T maps each output to one number; any T fixed before the estimation sample is
-drawn gives valid events (``proofs/audit/auditor_validity.md``), so classifiers are trained
-on selection samples only (``proofs/audit/selection.md``).  DP-Sniper (Bichsel et al.,
+drawn gives valid events (``dpverify/audit/proofs/auditor_validity.md``), so classifiers are trained
+on selection samples only (``dpverify/audit/proofs/selection.md``).  DP-Sniper (Bichsel et al.,
 S&P 2021) thresholds a classifier's score; here the threshold (or union of score bins) is
 chosen by the same event search as for any statistic.
 
@@ -63,7 +63,37 @@ class _LinearScore:
 
 
 def fit_classifier(out_d: np.ndarray, out_dp: np.ndarray) -> _LinearScore:
-    """Logistic regression on [z, z²] separating M(D) (label 1) from M(D') (label 0)."""
+    """Logistic regression on [z, z²] separating M(D) (label 1) from M(D') (label 0).
+
+    The auditor's ``statistic="classifier"``: the fitted score maps outputs to one number each
+    (higher = more like M(D)); z is the output standardised on the training draws.
+
+    Parameters
+    ----------
+    out_d, out_dp : numpy.ndarray
+        Training outputs of M(D) and M(D'), one row (or value) per draw, at least one of each.
+
+    Returns
+    -------
+    callable
+        ``score(outputs) -> numpy.ndarray`` of shape (len(outputs),).
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> score = fit_classifier(rng.laplace(0.0, 1.0, 500), rng.laplace(1.0, 1.0, 500))
+    >>> bool(score(np.array([-2.0]))[0] > score(np.array([3.0]))[0])   # small outputs look like M(D)
+    True
+    >>> fit_classifier(np.zeros(0), np.zeros(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: out_d must hold at least one output, got shape (0,)
+    """
+    for name, out in (("out_d", out_d), ("out_dp", out_dp)):
+        if np.ndim(out) < 1 or len(out) < 1:
+            raise ValueError(f"{name} must hold at least one output, got shape {np.shape(out)}")
+    if np.shape(out_d)[1:] != np.shape(out_dp)[1:]:
+        raise ValueError(f"out_d and out_dp must have the same output shape, got {np.shape(out_d)[1:]} and {np.shape(out_dp)[1:]}")
     from sklearn.linear_model import LogisticRegression
 
     x = np.concatenate([out_d, out_dp]).astype(float).reshape(len(out_d) + len(out_dp), -1)

@@ -1,8 +1,10 @@
-"""``dpverify audit MODULE:NAME (--epsilon E | --zcdp RHO) (--d D --d-prime D' | --search KIND --shape S) --samples N``.
+"""``dpverify audit MODULE:NAME (--epsilon E | --zcdp RHO) [--d D --d-prime D' | --search KIND --shape S] --samples N``.
 
 Thin: load the mechanism (a function, a factory or a class, from the current directory too), parse,
-call :func:`dpverify.audit.audit`, print.  Exit status 0 when the claim is not refuted (verdict
-``inconclusive``), 1 when it is refuted, 2 on bad input.
+call :func:`dpverify.audit.audit`, print.  The pairs audited are ``--d``/``--d-prime``, the
+candidates of ``--search``, or — when neither is given — the mechanism's own ``relation`` object
+(a :class:`~dpverify.mechanisms.Mechanism` carries one).  Exit status 0 when the claim is not
+refuted (verdict ``inconclusive``), 1 when it is refuted, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -143,12 +145,30 @@ def _shape(text: str) -> tuple:
     return tuple(v)
 
 
+def _pairs(args: argparse.Namespace, mech):
+    """The pairs to audit: ``--d``/``--d-prime``, a ``--search`` relation, or the mechanism's own relation."""
+    from dpverify.audit.search import Neighbours
+
+    if args.search:
+        if args.search not in _RELATIONS:
+            raise ValueError(f"unknown --search relation {args.search!r}; valid: {', '.join(_RELATIONS)}")
+        if args.d is not None or args.d_prime is not None:
+            raise ValueError("give either --d/--d-prime or --search, not both")
+        return Neighbours(shape=_shape(args.shape or "1"), kind=args.search, bound=args.bound)
+    if args.d is not None and args.d_prime is not None:
+        return [(_literal(args.d), _literal(args.d_prime))]
+    own = getattr(mech, "relation", None)
+    if args.d is None and args.d_prime is None and hasattr(own, "candidates"):
+        return own  # the mechanism carries its relation: audit over its candidates
+    raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S); "
+                     f"{args.mechanism} carries no relation object (.relation with candidates()) to audit over")
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from dpverify.progress import progress
     from dpverify.validation import check_epsilon
     from dpverify.audit.api import MAX_SAMPLES, audit
     from dpverify.audit.errors import MechanismError
-    from dpverify.audit.search import Neighbours
     from dpverify.mechanisms.convert import audited
 
     if args.zcdp is not None and args.epsilon is not None:
@@ -165,17 +185,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if not 0 <= args.delta < 1:
         raise ValueError(f"--delta must lie in [0, 1), got {args.delta}")
     stat = load_statistic(args.statistic)
-    if args.search:
-        if args.search not in _RELATIONS:
-            raise ValueError(f"unknown --search relation {args.search!r}; valid: {', '.join(_RELATIONS)}")
-        if args.d is not None or args.d_prime is not None:
-            raise ValueError("give either --d/--d-prime or --search, not both")
-        pairs = Neighbours(shape=_shape(args.shape or "1"), kind=args.search, bound=args.bound)
-    elif args.d is not None and args.d_prime is not None:
-        pairs = [(_literal(args.d), _literal(args.d_prime))]
-    else:
-        raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S)")
     mech = load_mechanism(args.mechanism, _params(args.param))
+    pairs = _pairs(args, mech)
     if claimed is not None:  # one protocol for every entry point (a zCDP audit states no ε)
         mech = audited(mech, epsilon=claimed, delta=args.delta)
     if args.jobs < 1:
@@ -312,10 +323,13 @@ def register(subparsers) -> None:
                         "modules in the current directory are found")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="argument for a factory or class (repeatable; int, float, true/false or text)")
-    p.add_argument("--d", default=None, help="input D (a Python literal, e.g. 0 or [1,2,3])")
+    p.add_argument("--d", default=None,
+                   help="input D (a Python literal, e.g. 0 or [1,2,3]); without --d/--d-prime and --search, the "
+                        "pairs are the candidates of the mechanism's own relation (its .relation object)")
     p.add_argument("--d-prime", default=None, dest="d_prime", help="neighbouring input D'")
     p.add_argument("--search", default=None, metavar="RELATION",
-                   help=f"search the pair under a neighbouring relation: {', '.join(_RELATIONS)}")
+                   help=f"search the pair under a neighbouring relation: {', '.join(_RELATIONS)} (default, without "
+                        "--d/--d-prime: the mechanism's own relation)")
     p.add_argument("--shape", default=None, help="input shape for --search, e.g. 10 or (2,5)")
     p.add_argument("--bound", type=float, default=1.0, help="the relation's bound for --search (default 1)")
     p.add_argument("--epsilon", type=float, default=None, help="claimed ε (required unless --zcdp)")

@@ -9,7 +9,7 @@ event's P from below and Q from above with one-sided Clopper–Pearson bounds at
 
     δ_lb(ε_i) = max(0, P_lower,i − e^{ε_i} Q_upper,i)  ≤  δ(ε_i)
 
-hold at once (``proofs/audit/curves.md``).  The claimed curve is refuted when δ_lb exceeds it at any
+hold at once (``dpverify/audit/proofs/curves.md``).  The claimed curve is refuted when δ_lb exceeds it at any
 grid point.
 
 Example
@@ -41,7 +41,7 @@ from dpverify.proofdocs import proven
 __all__ = ["CurveAudit", "audit_delta_curve", "gaussian_delta_curve"]
 
 
-@proven("proofs/audit/curves.md")
+@proven("audit/curves.md")
 def gaussian_delta_curve(sigma: float, sensitivity: float = 1.0) -> Callable[[float], float]:
     """The exact δ(ε) of the Gaussian mechanism N(f(x), σ²) with ℓ2 sensitivity Δ (Balle & Wang, ICML 2018,
     Thm 8): δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ).
@@ -90,7 +90,7 @@ class CurveAudit:
         return Verdict.REFUTED if self.refuted_at else Verdict.INCONCLUSIVE
 
 
-@proven("proofs/audit/curves.md")
+@proven("audit/curves.md")
 def audit_delta_curve(mechanism, *, pair, delta_curve, epsilons, samples: int, confidence: float = 0.99, rng=None,
                       statistic=None, selection_fraction: float = 0.5) -> CurveAudit:
     """Lower bounds on δ(ε) at every ε of ``epsilons``, valid together with probability ≥ ``confidence``.

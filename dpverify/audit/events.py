@@ -7,7 +7,7 @@ values into bins fixed from a pilot sample — for categorical statistics (patte
 the ``max_patterns`` most frequent values of the pilot each get a bin and every other value
 falls into one "other" bin, stated in the event's description (no silent degradation);
 :func:`candidate_events` lists the candidate events (thresholds and likelihood-ratio-ordered
-unions of bins) with a minimum-count rule (``proofs/audit/selection.md``).
+unions of bins) with a minimum-count rule (``dpverify/audit/proofs/selection.md``).
 
 Example
 -------
@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+
+from dpverify.validation import check_positive_int
 
 __all__ = ["Event", "PatternCode"]
 
@@ -119,7 +121,7 @@ class Event:
     Example
     -------
     >>> from dpverify.audit import epsilon_lower_bound
-    >>> from dpverify.audit.mechanisms import LaplaceMechanism
+    >>> from dpverify.audit.controls import LaplaceMechanism
     >>> r = epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=20_000, rng=0)
     >>> r.event.kind, r.event.description   # S = {T ≤ t}: small outputs are likelier under d = 0
     ('le', 'T ≤ 0.0291007')
@@ -145,9 +147,9 @@ class Event:
         """The same set of outputs, by definition (kind, threshold, bins and their mask).
 
         >>> b = Binner(np.arange(3), categorical=True)
-        >>> e = make_event("bins", np.array([True, False, False]), b)
-        >>> e.same_as(make_event("bins", np.array([True, False, False]), b)), e.same_as(make_event(
-        ...     "bins", np.array([True, True, False]), b))
+        >>> e = make_event("bins", np.array([True, False, False, False]), b)
+        >>> e.same_as(make_event("bins", np.array([True, False, False, False]), b)), e.same_as(make_event(
+        ...     "bins", np.array([True, True, False, False]), b))
         (True, False)
         """
         return (self.kind == other.kind and self.threshold == other.threshold and self.discrete == other.discrete
@@ -173,9 +175,33 @@ class Binner:
     Ordered integer statistics with more than 4,096 distinct pilot values are cut at
     quantiles like continuous ones; categorical ones (``categorical=True``: pattern codes)
     keep their ``max_patterns`` most frequent values and pool the rest into the last bin.
+
+    Parameters
+    ----------
+    pilot : 1-d numpy array of numbers
+        The pilot sample of the statistic; an integer dtype makes the bins single values.
+    categorical : bool, optional
+        Unordered codes (pattern codes): adjacent bins are unrelated.
+    max_patterns : int, optional
+        How many of a categorical pilot's most frequent values get a bin of their own.
+
+    Example
+    -------
+    >>> b = Binner(np.array([0, 1, 1, 2]))
+    >>> b.nbins, b.count(np.array([1, 1, 2, 7])).tolist()   # 7 falls in the bin of unseen values
+    (4, [0, 2, 1, 1])
+    >>> Binner(np.array([]))
+    Traceback (most recent call last):
+    ...
+    ValueError: pilot must be a non-empty 1-d array, got shape (0,)
     """
 
     def __init__(self, pilot: np.ndarray, categorical: bool = False, max_patterns: int = _MAX_PATTERNS):
+        if not isinstance(pilot, np.ndarray) or pilot.ndim != 1 or pilot.size == 0:
+            raise ValueError(f"pilot must be a non-empty 1-d array, got shape {np.shape(pilot)}")
+        if pilot.dtype.kind not in "biuf":
+            raise TypeError(f"pilot must hold numbers, got dtype {pilot.dtype}")
+        max_patterns = check_positive_int(max_patterns, "max_patterns")
         self.discrete = pilot.dtype.kind in "biu"
         self.categorical = bool(categorical)  # unordered codes: adjacent bins are unrelated
         self.n_distinct = 0
@@ -285,6 +311,45 @@ def candidate_events(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
 
 
 def make_event(kind: str, mask: np.ndarray, binner: Binner) -> Event:
+    """The :class:`Event` a selected candidate stands for: a threshold or a union of ``binner``'s bins.
+
+    Parameters
+    ----------
+    kind : {"le", "gt", "bins"}
+        ``"le"``: S = {T ≤ t} (``mask`` a prefix of the bins); ``"gt"``: S = {T > t} (``mask`` a
+        suffix); ``"bins"``: the union of the bins ``mask`` marks (as :func:`candidate_events` gives).
+    mask : 1-d array of bool, shape (binner.nbins,)
+        Which bins lie in S (a shorter mask covers the first bins only).  For ``"le"``/``"gt"`` it
+        must mark some but not all bins.
+    binner : Binner
+        The bins the mask refers to.
+
+    Returns
+    -------
+    Event
+
+    Example
+    -------
+    >>> b = Binner(np.linspace(0.0, 1.0, 101))
+    >>> e = make_event("le", np.arange(b.nbins) < 51, b)
+    >>> e.kind, e.description
+    ('le', 'T ≤ 0.5')
+    >>> make_event("gt", np.ones(4, bool), Binner(np.arange(3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: mask must mark some but not all bins for kind='gt'
+    """
+    if kind not in ("le", "gt", "bins"):
+        raise ValueError(f"kind must be 'le', 'gt' or 'bins', got {kind!r}")
+    if not isinstance(binner, Binner):
+        raise TypeError(f"binner must be a Binner, got {type(binner).__name__}")
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        raise TypeError(f"mask must be a boolean array, got dtype {mask.dtype}")
+    if mask.ndim != 1 or not 1 <= mask.size <= binner.nbins:
+        raise ValueError(f"mask must be 1-d with one entry per bin of binner (at most {binner.nbins}), got shape {mask.shape}")
+    if kind != "bins" and (mask.all() or not mask.any()):
+        raise ValueError(f"mask must mark some but not all bins for kind={kind!r}")
     edges = binner.edges
     if kind == "bins":
         # a ratio-ordered union may happen to be a prefix/suffix; keep the general form

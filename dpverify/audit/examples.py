@@ -5,7 +5,7 @@ Example
 ``dpverify audit dpverify.audit.examples:laplace_half_noise_eps1 --d 0 --d-prime 1 --epsilon 1 --samples 100000``
 """
 
-from dpverify.audit.mechanisms import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, NoisyMax
+from dpverify.audit.controls import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, NoisyMax
 
 __all__ = [
     "exponential_eps1",

@@ -2,7 +2,7 @@
 bound on the ratio of two Poisson means (for Poissonized draw counts), and the Wilson score bound
 used only to *rank* candidate events.
 
-Proof of validity: ``proofs/audit/auditor_validity.md`` (steps 2 and 7).
+Proof of validity: ``dpverify/audit/proofs/auditor_validity.md`` (steps 2 and 7).
 
 Example
 -------
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from dpverify.validation import check_confidence
+from dpverify.validation import check_bool, check_confidence, check_real
 from dpverify.proofdocs import proven
 
 __all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "poisson_draws", "poisson_log_ratio_lower"]
@@ -46,7 +46,7 @@ def _check_binomial(k, n, alpha):
     return k, n, check_confidence(alpha, "alpha")
 
 
-@proven("proofs/audit/auditor_validity.md")
+@proven("audit/auditor_validity.md")
 def clopper_pearson_lower(k, n, alpha: float):
     """One-sided Clopper–Pearson lower bound: Pr[p < lower] ≤ alpha for k ~ Bin(n, p).
 
@@ -63,7 +63,7 @@ def clopper_pearson_lower(k, n, alpha: float):
     return np.where(k <= 0, 0.0, lo)
 
 
-@proven("proofs/audit/auditor_validity.md")
+@proven("audit/auditor_validity.md")
 def clopper_pearson_upper(k, n, alpha: float):
     """One-sided Clopper–Pearson upper bound: Pr[p > upper] ≤ alpha; 1 when k = n.
 
@@ -78,7 +78,7 @@ def clopper_pearson_upper(k, n, alpha: float):
     return np.where(k >= n, 1.0, hi)
 
 
-@proven("proofs/audit/auditor_validity.md")
+@proven("audit/auditor_validity.md")
 def poisson_log_ratio_lower(k_p, k_q, alpha: float):
     """Lower confidence bound on ln(μ_P/μ_Q) from independent K_P ~ Poisson(μ_P), K_Q ~ Poisson(μ_Q).
 
@@ -106,7 +106,7 @@ def poisson_log_ratio_lower(k_p, k_q, alpha: float):
         return np.where(k_p > 0, np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)  # proof: poisson-logit
 
 
-@proven("proofs/audit/auditor_validity.md")
+@proven("audit/auditor_validity.md")
 def poisson_draws(n: int, eta: float) -> tuple[float, float]:
     """The Poisson mean λ of a draw count capped at ``n``: the largest λ with Pr[Poisson(λ) > n] ≤ ``eta``.
 
@@ -130,7 +130,32 @@ def poisson_draws(n: int, eta: float) -> tuple[float, float]:
 def wilson_log_ratio(rate_p, rate_q, m, alpha):
     """The conditional test's bound, Wilson-approximated (ranking only): logit of the Wilson lower bound
     on π = rate_p/(rate_p + rate_q) from m draws in the event, one-sided at ``alpha``; −inf when
-    rate_p = 0.  Vectorised."""
+    rate_p = 0.  Vectorised.
+
+    Parameters
+    ----------
+    rate_p, rate_q : float or array
+        The event's rates under the two inputs (>= 0).
+    m : float or array
+        Draws expected in the event.
+    alpha : float
+        One-sided level, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        A lower bound on log(rate_p / rate_q), for ranking candidate events.
+
+    Example
+    -------
+    >>> wilson_log_ratio([0.3, 0.0], [0.1, 0.1], 400, 0.05).round(3).tolist()
+    [0.909, -inf]
+    >>> wilson_log_ratio(0.3, 0.1, 400, 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be in (0, 1), got 1.5
+    """
+    alpha = check_confidence(alpha, "alpha")
     rate_p, rate_q = np.asarray(rate_p, float), np.asarray(rate_q, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         pi = wilson(rate_p / np.maximum(rate_p + rate_q, 1e-300), np.maximum(m, 1e-300),
@@ -140,7 +165,32 @@ def wilson_log_ratio(rate_p, rate_q, m, alpha):
 
 
 def wilson(phat, n, z, upper: bool):
-    """Wilson score bound (used only to *rank* candidate events on the selection half)."""
+    """Wilson score bound on a binomial proportion (used only to *rank* candidate events on the
+    selection half).  Vectorised.
+
+    Parameters
+    ----------
+    phat : float or array
+        Observed proportions.
+    n : float or array
+        Sample sizes (> 0).
+    z : float
+        The normal quantile (e.g. 1.645 for one-sided 95 %).
+    upper : bool
+        The upper bound if True, else the lower one.
+
+    Example
+    -------
+    >>> round(float(wilson(0.5, 100, 1.96, upper=False)), 4), round(float(wilson(0.5, 100, 1.96, upper=True)), 4)
+    (0.4038, 0.5962)
+    >>> wilson(0.5, 100, 1.96, upper="yes")
+    Traceback (most recent call last):
+    ...
+    TypeError: upper must be True or False, got 'yes' of type str
+    """
+    upper = check_bool(upper, "upper")
+    if np.ndim(z) == 0:
+        check_real(z, "z")
     z2 = z * z
     centre = (phat + z2 / (2 * n)) / (1 + z2 / n)
     half = z * np.sqrt(np.maximum(phat * (1 - phat), 0.0) / n + z2 / (4 * n * n)) / (1 + z2 / n)

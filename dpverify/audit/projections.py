@@ -2,7 +2,7 @@
 learned ones.
 
 Any function of the output fixed before the estimation sample is drawn gives valid events
-(``proofs/audit/auditor_validity.md``); these three are fixed from the pilot's outputs only:
+(``dpverify/audit/proofs/auditor_validity.md``); these three are fixed from the pilot's outputs only:
 
 - :class:`Projection` — one coordinate of the output (the optimal statistic when one coordinate
   carries the difference, as in a noisy histogram whose changed bin is the only informative one);

@@ -9,7 +9,7 @@ and ρ-zCDP is RDP at every order with ε_R = ρα, so δ(ε′) ≤ the infimum
 Cor. 13).  The auditor bounds δ from below at a grid of ε′ (``audit_delta_curve``); a lower bound
 above the implied curve refutes the claim at the audit's confidence.  A claim is never shown to hold.
 ``rho_lb`` (``epsilon_lb``) is a value of ρ (of ε_R) whose implied curve the lower bounds violate: the
-mechanism's ρ (ε_R at order α) exceeds it with probability ≥ the confidence (``proofs/audit/renyi.md``).
+mechanism's ρ (ε_R at order α) exceeds it with probability ≥ the confidence (``dpverify/audit/proofs/renyi.md``).
 
 Example
 -------
@@ -92,12 +92,12 @@ def _epsilon_prime(eps) -> float:
     return check_real(eps, "epsilon_prime", nonneg=True)
 
 
-@proven("proofs/audit/renyi.md")
+@proven("audit/renyi.md")
 def rdp_delta_curve(*, alpha: float, epsilon: float) -> Callable[[float], float]:
     """The δ(ε′) that (α, ε_R)-RDP implies (CKS20 Prop. 12), as a function of ε′ ≥ 0.
 
     δ(ε′) = min(1, exp((α−1)(ε_R − ε′)) (1 − 1/α)^(α−1) / α), raised by a relative 10⁻⁹ to cover
-    rounding.  It is below Mironov's exp((α−1)(ε_R − ε′)) at every α (``proofs/audit/renyi.md``).
+    rounding.  It is below Mironov's exp((α−1)(ε_R − ε′)) at every α (``dpverify/audit/proofs/renyi.md``).
 
     Example
     -------
@@ -114,7 +114,7 @@ def rdp_delta_curve(*, alpha: float, epsilon: float) -> Callable[[float], float]
     return delta
 
 
-@proven("proofs/audit/renyi.md")
+@proven("audit/renyi.md")
 def zcdp_delta_curve(*, rho: float) -> Callable[[float], float]:
     """The δ(ε′) that ρ-zCDP implies: inf over α > 1 of the RDP bound with ε_R = ρα (CKS20 Cor. 13).
 
@@ -162,7 +162,7 @@ def _lower_end(consistent: Callable[[float], bool], claim: float, claim_consiste
             lo, hi = hi, 2 * hi
             if hi > 1e300:
                 return lo
-    for _ in range(200):  # the implied curve is non-decreasing in the parameter (proofs/audit/renyi.md)
+    for _ in range(200):  # the implied curve is non-decreasing in the parameter (dpverify/audit/proofs/renyi.md)
         if hi - lo <= 1e-12 * hi:
             break
         mid = 0.5 * (lo + hi)
@@ -237,7 +237,7 @@ def _run(mechanism, curve_at, claim, pair, samples, epsilons, confidence, rng, s
     return curve, _lower_end(consistent, claim, curve.verdict() is not Verdict.REFUTED)
 
 
-@proven("proofs/audit/renyi.md")
+@proven("audit/renyi.md")
 def audit_rdp(mechanism, *, alpha: float, epsilon: float, pair, samples: int, epsilons=None,
               confidence: float = 0.99, rng=None, statistic=None) -> RDPAudit:
     """Audit an (α, ε_R)-RDP claim on ``pair`` through the δ(ε′) curve it implies.
@@ -262,7 +262,7 @@ def audit_rdp(mechanism, *, alpha: float, epsilon: float, pair, samples: int, ep
     return RDPAudit(a, eps_r, lower, curve)
 
 
-@proven("proofs/audit/renyi.md")
+@proven("audit/renyi.md")
 def audit_zcdp(mechanism, *, rho: float, pair, samples: int, epsilons=None, confidence: float = 0.99, rng=None,
                statistic=None) -> ZCDPAudit:
     """Audit a ρ-zCDP claim on ``pair`` through the δ(ε′) curve it implies (CKS20 Cor. 13).

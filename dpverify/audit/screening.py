@@ -5,7 +5,7 @@ Each pair of a round is one :class:`ScreenJob` — draw its samples, train the c
 statistic's event on one half and score it on the other (:func:`_screen`).  A job depends only on the
 audit's entropy and its key, so it gives the same result in this process, in a process pool or on a
 dask worker.  Nothing here bounds ε: the scores only rank, and every bound the audit reports is
-estimated later on fresh draws (``proofs/audit/selection.md``).
+estimated later on fresh draws (``dpverify/audit/proofs/selection.md``).
 
 Example
 -------

@@ -18,7 +18,7 @@ Every candidate is admissible under the relation (:meth:`Neighbours.admits`), cl
 range when one is given; duplicates are removed.  An audit takes its candidates from the pairs or
 relation it is given, or the mechanism's own ``relation`` (``candidate_pairs``), and charges its budget to
 their distinct inputs (``distinct_inputs``).  The choice among candidates is made on
-screening samples that the final test never reuses (``proofs/audit/selection.md``).
+screening samples that the final test never reuses (``dpverify/audit/proofs/selection.md``).
 
 Example
 -------
@@ -57,8 +57,8 @@ def candidate_pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
         if pairs is None:
             raise ValueError("pairs must be given (a list of (d, d_prime) or a relation with candidates()) "
                              "when the mechanism declares no .relation")
-    if isinstance(pairs, str):  # free text: the default scalar relation (dpverify.mechanisms.relations)
-        pairs = as_relation(pairs, name="pairs")
+    if isinstance(pairs, str) or not (hasattr(pairs, "candidates") or hasattr(pairs, "__iter__")):
+        pairs = as_relation(pairs, name="pairs")  # text: the default scalar relation; no pairs: TypeError naming pairs
     if hasattr(pairs, "candidates"):
         try:
             pairs = pairs.candidates(g)

@@ -3,7 +3,7 @@ and choose the event(s) whose bound promises to be largest (:func:`select_event`
 
 Events are thresholds ``T ≤ t`` / ``T > t`` or unions of bins ordered by their observed likelihood
 ratio, in either direction, or one event per direction pooled; events whose selection count is below
-a minimum are never chosen (robust selection, ``proofs/audit/selection.md``).  Ranking only: the
+a minimum are never chosen (robust selection, ``dpverify/audit/proofs/selection.md``).  Ranking only: the
 validity of a bound never depends on how its event was chosen, since the estimation draws are fresh
 (:mod:`dpverify.audit.statistical`).
 
@@ -151,7 +151,7 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     choice = max(best, key=lambda k: best[k][0])
     score, test = best[choice][0], "poisson" if best[choice][6] else "binomial"
     # the pooled "both orders" event: Ā = (P(S1) + Q(S2))/2 ≤ e^ε B̄ + δ, B̄ = (Q(S1) + P(S2))/2,
-    # each count a sum over 2·n_est draws (proofs/audit/auditor_validity.md, step 6); with Poisson
+    # each count a sum over 2·n_est draws (dpverify/audit/proofs/auditor_validity.md, step 6); with Poisson
     # draw counts only when S1 and S2 are disjoint (step 7: the four counts are then independent)
     if len(best) == 2 and alpha / 2.0 < 0.25:
         (_, _, m1, a1, b1, n1, _), (_, _, m2, a2, b2, n2, _) = best["d>d_prime"], best["d_prime>d"]

@@ -4,7 +4,7 @@ The estimation budget is spent in stages of growing size; stage k is tested at l
 Σ_k α_k = α, and the audit stops at the first stage whose bound refutes the claim.  Each stage
 uses fresh samples and a one-shot test at level α_k, so by the union bound all the stages' bounds
 hold together with probability ≥ 1 − α, whatever the stopping rule looks at
-(``proofs/audit/sequential.md``).  A correct mechanism is never stopped early by a true bound, so it
+(``dpverify/audit/proofs/selection.md``).  A correct mechanism is never stopped early by a true bound, so it
 uses the whole budget; most of the confidence is kept for the last, largest stage.
 
 Example
@@ -25,7 +25,7 @@ SIZE_SHARES = (1 / 64, 1 / 16)  # the early stages' share of the estimation budg
 ALPHA_SHARES = (0.05, 0.1)  # their share of α; the last stage gets 1 − Σ = 0.85
 
 
-@proven("proofs/audit/selection.md")
+@proven("audit/selection.md")
 def stage_plan(n: int, alpha: float, *, min_stage: int = 2_000) -> list[tuple[int, float]]:
     """Stages (size, level) for an estimation budget of ``n`` draws per input at total level ``alpha``.
 

@@ -57,7 +57,7 @@ CHUNK = 1 << 17
 FIXED = (CoordinateSum, LogLikelihoodRatio, PatternCode, Projection, SignCount, StateCounts)
 
 
-def same_events(a, b) -> bool:
+def _same_events(a, b) -> bool:
     """Two selections with the same events in the same direction (then one test suffices)."""
     return a.choice == b.choice and len(a.events) == len(b.events) and all(
         e.same_as(f) for e, f in zip(a.events, b.events))
@@ -326,7 +326,7 @@ class AuditRun:
         Returns the estimation draws made per input."""
         a = self.alpha_rest
         steps = stage_plan(n_est, a) if self.stop_early else [(n_est, a)]  # proof: one-stage
-        sels = (sel,) if same_events(sel, safe) or safe.test != sel.test else (sel, safe)
+        sels = (sel,) if _same_events(sel, safe) or safe.test != sel.test else (sel, safe)
         spent = 0
         for k, (m, a_k) in enumerate(steps):
             levels = (a_k,) if len(sels) == 1 else ((1 - SAFE_SHARE) * a_k, SAFE_SHARE * a_k)  # proof: safe-split

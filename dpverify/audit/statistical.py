@@ -9,7 +9,7 @@ two neighbouring inputs ``d`` and ``d_prime`` and a claimed δ, the auditor
    and the direction (which input plays D) whose bound promises to be largest — or
    one event per direction, pooled (S1 likelier under D, S2 under D'), which doubles
    the trials for symmetric mechanisms; events whose selection count is below a
-   minimum are never chosen (robust selection, ``proofs/audit/selection.md``);
+   minimum are never chosen (robust selection, ``dpverify/audit/proofs/selection.md``);
 2. draws a fresh, independent *estimation* sample, counts the draws in the event(s),
    and bounds P = Pr[M(D) ∈ S] from below and Q = Pr[M(D') ∈ S] from above (pooled:
    P = (Pr[M(D) ∈ S1] + Pr[M(D') ∈ S2])/2, Q the swap) with one-sided Clopper–Pearson
@@ -19,7 +19,7 @@ two neighbouring inputs ``d`` and ``d_prime`` and a claimed δ, the auditor
 
 If the mechanism is (ε, δ)-DP then P ≤ e^ε Q + δ for every fixed S (and for the pooled
 pair), and the events are fixed before the estimation sample is drawn, so
-Pr[ε_lb > ε] ≤ α.  The argument is written out in ``proofs/audit/auditor_validity.md``.
+Pr[ε_lb > ε] ≤ α.  The argument is written out in ``dpverify/audit/proofs/auditor_validity.md``.
 The phases are separate functions — the selection in :mod:`dpverify.audit.selection`
 (:func:`~dpverify.audit.selection.select_event`), the estimation here (:func:`estimate`) — so that
 :func:`dpverify.audit.audit` can search pairs and spend its budget sequentially.
@@ -89,7 +89,7 @@ def estimate(mechanism, data, selection: Selection, n_est: int, entropy: int, st
     Binomial test: n_est draws per input, P bounded below and Q above by Clopper–Pearson at α/2 each.
     Poisson test (``selection.test == "poisson"``, δ = 0): N ~ Poisson(λ) draws per input, λ the largest
     mean with Pr[N > n_est] ≤ η = 10⁻³·α (the draws are capped at n_est, which costs at most 2η of
-    the level); the conditional bound on ln(P/Q) at α − 2η (``proofs/audit/auditor_validity.md``, step 7).
+    the level); the conditional bound on ln(P/Q) at α − 2η (``dpverify/audit/proofs/auditor_validity.md``, step 7).
     """
     return estimate_each(mechanism, data, (selection,), n_est, entropy, stat, alphas=(alpha,), delta=delta,
                          key=key, chunk_size=chunk_size, executor=executor, prog=prog)[0]
@@ -163,7 +163,7 @@ def _bound(selection: Selection, c, n_draws, alpha: float, over: float, delta: f
 # --------------------------------------------------------------------------- the auditor
 
 
-@proven("proofs/audit/auditor_validity.md")
+@proven("audit/auditor_validity.md")
 def epsilon_lower_bound(
     mechanism: Callable,
     d: Any,

@@ -99,12 +99,14 @@ def _save(args: argparse.Namespace, results: list, started, seconds: float) -> N
     import shlex
 
     from dpverify.atomic import atomic_write_text
-    from dpverify.report.build import results_document
+    from dpverify.report.build import draw_figures, results_document
 
     command = " ".join(["dpverify", *(shlex.quote(a) for a in sys.argv[1:])]) if sys.argv[1:] else "dpverify verify"
+    figures, figure_errors = draw_figures(results)  # the same figure fields as the report's JSON
     doc = results_document(results, command=command, started=started, total_seconds=seconds,
                            settings={"only": args.only, "jobs": args.jobs, "timeout": args.timeout,
-                                     "thorough": args.thorough})
+                                     "thorough": args.thorough},
+                           figures_drawn=figures, figure_errors=figure_errors)
     atomic_write_text(args.save, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", force=True, name="--save")
     print(f"saved {len(results)} results to {args.save} (dpverify report --from {args.save} --out DIR)",
           file=sys.stderr)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping
 
+from dpverify.rooms import room_of
+
 
 def check_timeout(seconds: Any, name: str = "timeout") -> float:
     """A time limit: a finite number of seconds > 0 (the one check of every timeout of the engine).
@@ -106,8 +108,9 @@ class Claim:
     """A registered statement of a paper with its machine check.
 
     ``check(thorough=False)`` returns an :class:`Outcome`.  With
-    ``thorough=True`` it may run the long sweeps.  ``proof`` is the path of
-    the proof document under ``proofs/`` (relative), if any.  ``figure`` is an
+    ``thorough=True`` it may run the long sweeps.  ``proof`` names the proof
+    document, ``"<room>/<file>.md"`` (the file ``<room folder>/proofs/<file>.md``,
+    found by :func:`dpverify.rooms.proof_path`), if any.  ``figure`` is an
     optional function ``figure(outcome) -> matplotlib.figure.Figure``.
     """
 
@@ -122,8 +125,42 @@ class Claim:
     timeout: float = 300.0
 
     @property
+    def namespace(self) -> str:
+        """The id's prefix (``"audit"`` for ``"audit.tightness_laplace"``): what the registry reserves.
+
+        Ids are stable, so a claim may keep its namespace when it moves to another room.
+        """
+        return namespace_of(self.id)
+
+    @property
     def room(self) -> str:
-        return self.id.split(".", 1)[0]
+        """The room that holds the claim (``"selftest"`` for ``"audit.tightness_laplace"``): the room whose
+        namespaces hold the id's prefix (:func:`dpverify.rooms.room_of`), else the prefix itself
+        (a claim from outside any room, e.g. a file given to ``dpverify verify``)."""
+        return room_name_of(self.id)
+
+
+def namespace_of(claim_id: str) -> str:
+    """A claim id's namespace, its prefix before the first dot.
+
+    Example
+    -------
+    >>> namespace_of("audit.tightness_laplace")
+    'audit'
+    """
+    return claim_id.split(".", 1)[0]
+
+
+def room_name_of(claim_id: str) -> str:
+    """The name of the room that holds a claim id (:func:`dpverify.rooms.room_of`), else its namespace.
+
+    Example
+    -------
+    >>> room_name_of("audit.tightness_laplace"), room_name_of("rr.model2.optimum"), room_name_of("zzmine.x")
+    ('selftest', 'rr', 'zzmine')
+    """
+    r = room_of(claim_id)
+    return namespace_of(claim_id) if r is None else r.name
 
 
 @dataclass(frozen=True)

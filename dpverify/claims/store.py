@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
 from dpverify.claims.model import CheckFn, Claim, Method, Outcome, Source, Verdict, check_timeout
-from dpverify.rooms import PACKAGE_DIR, reserved_namespaces
+from dpverify.rooms import PACKAGE_DIR, proof_name, reserved_namespaces
 
 __all__ = [
     "DuplicateClaimError",
@@ -95,9 +95,11 @@ def _validate(c: Claim) -> None:
         raise TypeError(f"{who}: source must be a Source or (seed, section, equation), got {c.source!r}")
     if not isinstance(c.statement, str) or not c.statement.strip():
         raise ValueError(f"{who}: statement must be a non-empty string")
-    if c.proof is not None and (not isinstance(c.proof, str) or c.proof.count("/") != 1
-                                or c.proof.startswith("proofs/") or not c.proof.endswith(".md")):
-        raise ValueError(f"{who}: a proof is named '<room>/<file>.md', got {c.proof!r}")
+    if c.proof is not None:
+        try:
+            proof_name(c.proof)
+        except ValueError:
+            raise ValueError(f"{who}: a proof is named '<room>/<file>.md', got {c.proof!r}") from None
     _check_signature(c)
 
 
@@ -127,12 +129,12 @@ def _check_signature(c: Claim) -> None:
 def _check_namespace(c: Claim, origin: str) -> None:
     if _LOADING:
         room, spaces = _LOADING[-1]
-        if c.room not in spaces:
+        if c.namespace not in spaces:
             raise ValueError(f"claim {c.id!r} (from {origin}): the installed room {room!r} may only register "
                              + " or ".join(f"ids '{ns}.<name>'" for ns in spaces))
-    if c.room in reserved_namespaces() and not in_package(origin):
-        raise ValueError(f"claim {c.id!r} (from {origin}): the room {c.room!r} is a room shipped with dpverify; "
-                         "choose another room name as the id's prefix")
+    if c.namespace in reserved_namespaces() and not in_package(origin):
+        raise ValueError(f"claim {c.id!r} (from {origin}): the namespace {c.namespace!r} belongs to the room "
+                         f"{c.room!r} shipped with dpverify; choose another name as the id's prefix")
 
 
 def register(c: Claim) -> Claim:

@@ -1,7 +1,8 @@
 """The traceability table: every checkable statement of each paper → the claims that check it.
 
-One JSON file per paper ships with the package (``traceability_<seed>.json`` beside this module):
-``{"paper": "000", "title": ..., "rows": [{"ref", "text", "claims": [...], "reason"?}]}``.
+Each room keeps the table of each paper it declares (:class:`dpverify.rooms.Paper`) beside its code,
+``<room folder>/traceability_<key>.json`` (shipped as package data), so a new paper's room needs no
+edit here: ``{"paper": "000", "title": ..., "rows": [{"ref", "text", "claims": [...], "reason"?}]}``.
 ``ref`` is the paper's own numbering (definition, theorem, equation, algorithm, figure) or, for
 unnumbered text, the section with a short quote; ``claims`` the ids of the claims whose checks test the
 statement as printed; ``reason`` why a statement without claims cannot be checked.
@@ -23,10 +24,30 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Row", "PAPERS", "load_table", "counts", "rows_for_claim"]
+from dpverify.rooms import rooms
 
-#: the seeds with a table, in report order
-PAPERS = ("000", "004", "003", "001", "002")
+__all__ = ["Row", "PAPERS", "load_table", "counts", "rows_for_claim", "table_paths"]
+
+
+def table_paths() -> dict[str, Path]:
+    """Paper key → its table, for every paper a room declares and keeps a table of (rooms in their order).
+
+    Example
+    -------
+    >>> table_paths()["003"].relative_to(table_paths()["003"].parents[1]).as_posix()
+    'rr/traceability_003.json'
+    """
+    out: dict[str, Path] = {}
+    for r in rooms():
+        for p in r.papers:
+            f = None if r.path is None else Path(r.path) / f"traceability_{p.key}.json"
+            if f is not None and f.is_file():
+                out.setdefault(p.key, f)
+    return out
+
+
+#: the papers with a table (those of the rooms found when this module was imported)
+PAPERS = tuple(table_paths())
 
 
 @dataclass(frozen=True)
@@ -52,25 +73,22 @@ class Row:
         return bool(self.claim_ids)
 
 
-def _path(paper: str) -> Path:
-    return Path(__file__).with_name(f"traceability_{paper}.json")
-
-
-def load_table(papers=PAPERS) -> list[Row]:
-    """All rows of the given papers' tables (default: every paper), in file order.
+def load_table(papers=None) -> list[Row]:
+    """All rows of the given papers' tables (default: every paper with a table), in file order.
 
     Example
     -------
     >>> any(r.ref == "Thm 5.1" for r in load_table(["000"]))
     True
     """
+    paths = table_paths()
     out: list[Row] = []
-    for paper in papers:
-        if not isinstance(paper, str) or not _path(paper).is_file():
-            raise ValueError(f"no traceability table for paper {paper!r}; known: {', '.join(PAPERS)}")
-        data = json.loads(_path(paper).read_text(encoding="utf-8"))
+    for paper in paths if papers is None else papers:
+        if not isinstance(paper, str) or paper not in paths:
+            raise ValueError(f"no traceability table for paper {paper!r}; known: {', '.join(paths)}")
+        data = json.loads(paths[paper].read_text(encoding="utf-8"))
         if data.get("paper") != paper:
-            raise ValueError(f"traceability_{paper}.json names paper {data.get('paper')!r}")
+            raise ValueError(f"{paths[paper]} names paper {data.get('paper')!r}")
         for r in data["rows"]:
             out.append(Row(paper, r["ref"], r["text"], tuple(r.get("claims", ())), r.get("reason", "")))
     return out

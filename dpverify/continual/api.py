@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from dpverify.validation import as_generator, check_budget, check_counts
-from dpverify.continual.checks import EPSILON_RANGE, check_eps, check_n, check_noise, check_result, check_total  # noqa: F401
+from dpverify.continual.checks import check_eps, check_n, check_noise, check_result, check_total
 from dpverify.continual.methods import get_method
 
 __all__ = ["expected_mse", "release", "strategy", "stream"]

@@ -59,7 +59,6 @@ from dpverify.continual.binary import __all__ as _b
 from dpverify.continual.boost import *  # noqa: F401,F403
 from dpverify.continual.boost import __all__ as _bo
 from dpverify.continual.honaker import *  # noqa: F401,F403
-from dpverify.continual.honaker import digit_counts, digit_sums, honaker_nodes, optimized_shares  # noqa: F401
 from dpverify.continual.honaker import __all__ as _h
 from dpverify.continual.privelet import *  # noqa: F401,F403
 from dpverify.continual.privelet import __all__ as _p

@@ -30,10 +30,10 @@ from dpverify.validation import as_generator, check_epsilon, check_positive_int,
 from dpverify.continual.api import expected_mse, release
 from dpverify.continual.baselines import (
     honaker_level_variances,
-    digit_sums,
     honaker_level_weights,
     static_total_mse,
 )
+from dpverify.continual.digits import digit_sums
 from dpverify.continual.fda import fda_optimum
 from dpverify.continual.checks import check_eps, check_result, check_n
 from dpverify.continual.kary import best_branching, check_branching

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts, check_epsilon, check_finite_array
-from dpverify.continual.checks import EPSILON_RANGE, MAX_N, check_eps, check_n, check_noise, check_total  # noqa: F401
+from dpverify.continual.checks import check_eps, check_n, check_noise, check_total
 from dpverify.continual.fenwick_tree import (  # noqa: F401  (the tree's public names, also importable from here)
     column_sq_norms,
     descent_sums,

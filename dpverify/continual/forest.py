@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpverify.continual.checks import MAX_DISCRETE_SCALE, MAX_TOTAL, check_n, check_noise_scale  # noqa: F401
+from dpverify.continual.checks import MAX_TOTAL, check_n, check_noise_scale
 from dpverify.continual.fenwick_tree import descent_sums
 from dpverify.continual.streams import CHUNK, BoundedStream
 from dpverify.primitives.sampling import discrete_laplace

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts, check_finite_array, check_positive_int
 from dpverify.continual.checks import check_eps, check_noise, check_result, laplace_only
+from dpverify.continual.digits import digit_counts, digit_sums, honaker_nodes
 from dpverify.continual.kary_tree import check_branching, kary_levels
 from dpverify.continual.streams import BoundedStream
 from dpverify.continual.trees import DENSE_LIMIT, guard
@@ -56,7 +57,7 @@ def honaker_level_weights(n: int, branching: int = 2, weights="uniform") -> np.n
         if weights == "uniform":
             return np.full(L, 1.0 / L)
         if weights == "optimized":
-            return optimized_shares(n, k)
+            return _optimized_shares(n, k)
         raise ValueError(f"weights must be 'uniform', 'optimized' or an array, got {weights!r}")
     w = check_finite_array(weights, "weights", shape=(L,))
     if (w <= 0).any() or w.sum() > 1 + 1e-12:
@@ -87,30 +88,9 @@ def honaker_level_variances(shares: np.ndarray, branching: int, epsilon: float) 
         return check_result(1.0 / prec, epsilon)
 
 
-def digit_counts(n: int, k: int, L: int) -> np.ndarray:
-    """d[j, t-1] = digit j of t in base k."""
-    t = np.arange(1, n + 1, dtype=np.int64)
-    d = np.empty((L, n), dtype=np.int64)
-    for j in range(L):
-        d[j] = t % k
-        t = t // k
-    return d
-
-
 def _honaker_mse(n, k, shares, eps):
     v = honaker_level_variances(shares, k, eps)
     return v @ digit_counts(n, k, v.size)  # proof: honaker-mse
-
-
-def digit_sums(n: int, k: int, L: int) -> np.ndarray:
-    """D_j = Σ_{t=1}^{n} (digit j of t in base k), exactly, O(L): full cycles of k^(j+1), then the rest."""
-    out = np.zeros(L)
-    for j in range(L):
-        p, P = k**j, k ** (j + 1)
-        full, rem = divmod(n + 1, P)  # t = 0..n
-        f, part = divmod(rem, p)
-        out[j] = full * p * k * (k - 1) / 2 + p * f * (f - 1) / 2 + f * part
-    return out
 
 
 def _softmax(x):
@@ -120,7 +100,7 @@ def _softmax(x):
 
 
 @lru_cache(maxsize=256)
-def optimized_shares(n: int, k: int) -> np.ndarray:
+def _optimized_shares(n: int, k: int) -> np.ndarray:
     """Minimise Σ_j D_j v_j(λ) over the simplex (λ = softmax(x)), with the exact gradient:
     ∂p_j/∂λ_i = λ_i k^(i−j) for i <= j (ε = 1; the optimal shares do not depend on ε)."""
     from scipy.optimize import minimize
@@ -162,11 +142,6 @@ def honaker_expected_mse(n: int, epsilon: float, *, branching: int = 2, weights=
     eps = check_eps(epsilon)
     k = check_branching(branching)
     return check_result(_honaker_mse(n, k, honaker_level_weights(n, k, weights), eps), epsilon)
-
-
-def honaker_nodes(n, k, L):
-    """Per level j: number of complete aligned blocks of size k^j inside [1, n]."""
-    return [n // k**j for j in range(L)]
 
 
 def _honaker_tree(n, k, lam, counts) -> sp.csr_matrix:

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-__all__ = ["MAX_ENTRIES", "as_matrix", "dense", "row_sq_norms", "tri_solve", "lu_solve", "perm_rows"]
+__all__ = ["MAX_ENTRIES", "as_matrix", "dense", "row_sq_norms", "tri_solve", "lu_solve"]
 
 MAX_ENTRIES = 2**26  # dense intermediates above this many entries are refused (512 MB of float64)
 
@@ -135,17 +135,17 @@ def lu_solve(M, Y: np.ndarray) -> np.ndarray:
     except RuntimeError:
         raise ValueError("strategy is singular (rank < number of columns): no reconstruction B = W A⁺") from None
     Y = np.asarray(Y, dtype=np.float64)
-    V = tri_solve(lu.L, perm_rows(Y, lu.perm_r), lower=True)  # L V = Pr Y
+    V = tri_solve(lu.L, _perm_rows(Y, lu.perm_r), lower=True)  # L V = Pr Y
     Z = tri_solve(lu.U, V, lower=False)  # U Z = V
     return Z[lu.perm_c]  # X = Pc Z
 
 
-def perm_rows(Y, perm_r):
+def _perm_rows(Y, perm_r):
     """``Pr Y``: row i of Y moved to position ``perm_r[i]``.
 
     Example
     -------
-    >>> perm_rows(np.array([[1], [2]]), np.array([1, 0])).tolist()
+    >>> _perm_rows(np.array([[1], [2]]), np.array([1, 0])).tolist()
     [[2], [1]]
     """
     out = np.empty_like(Y)

@@ -62,7 +62,14 @@ def stream_pairs(*, epsilon, log2_steps, seed=0, **_) -> list[Pair]:
 
 
 def continual(*, epsilon, log2_steps, seed=0, method, noise, online):
-    """One continual-release method as a mechanism on count streams (T = 2^log2_steps steps)."""
+    """One continual-release method as a mechanism on count streams (T = 2^log2_steps steps).
+
+    Example
+    -------
+    >>> m = continual(epsilon=1.0, log2_steps=2, method="naive", noise="discrete", online=False)
+    >>> m.name, m.sample(np.array([1, 0, 2, 1]), np.random.default_rng(0), 2).shape
+    ('continual.release[naive, discrete](epsilon=1.0, T=4)', (2, 4))
+    """
     fn = _stream if online else _release
     kind = "stream" if online else "release"
     rel = Pairs(tuple((p.d, p.d_prime) for p in stream_pairs(epsilon=epsilon, log2_steps=log2_steps, seed=seed)),
@@ -85,7 +92,14 @@ def _supports(method: str, noise: str) -> bool:
 
 
 def families() -> list[Family]:
-    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`)."""
+    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`).
+
+    Example
+    -------
+    >>> names = [f.name for f in families()]
+    >>> "continual.release[fda, discrete]" in names and "continual.stream[fenwick, laplace]" in names
+    True
+    """
     from dpverify.continual import method_names
     from dpverify.continual.methods import get_method
 

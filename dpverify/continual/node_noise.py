@@ -20,7 +20,7 @@ exponentials of a node:
 - ``"discrete"``: floor(b E1) - floor(b E2), the two-sided geometric law
   P(K = m) ∝ exp(-|m| / b), by the transform of the library's exact sampler
   :func:`dpverify.primitives.sampling.discrete_laplace`
-  (``proofs/primitives/discrete_laplace_sampler.md``), fed with
+  (``dpverify/primitives/proofs/discrete_laplace_sampler.md``), fed with
   counter-addressed exponentials instead of sequential ones.
 
 Example

@@ -47,13 +47,18 @@ def guard(A):
 
 
 def bit_counts(t: np.ndarray) -> np.ndarray:
-    """The number of set bits of each entry of a non-negative int64 array (unchecked: the caller's array).
+    """The number of set bits of each entry of a non-negative integer array (a negative entry is a ValueError).
 
     Example
     -------
     >>> bit_counts(np.array([1, 3, 8])).tolist()
     [1, 2, 1]
     """
+    t = np.asarray(t)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"t must be an integer array, got dtype {t.dtype}")
+    if t.size and t.min() < 0:
+        raise ValueError(f"t must be non-negative, got {int(t.min())}")
     v = t.copy()
     out = np.zeros(t.shape, dtype=np.int64)
     while v.any():
@@ -165,6 +170,7 @@ def prefix_matrix(n: int) -> sp.csr_matrix:
     >>> prefix_matrix(2).toarray().tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
+    n = check_positive_int(n, "n")
     length = np.arange(1, n + 1, dtype=np.int64)
     indptr = np.concatenate([[0], np.cumsum(length)])
     indices = np.arange(indptr[-1], dtype=np.int64) - np.repeat(indptr[:-1], length)
@@ -185,6 +191,10 @@ def prefix_operator(n: int, inner):
     """
     from scipy.sparse.linalg import LinearOperator
 
+    n = check_positive_int(n, "n")
+    if not callable(inner) or not isinstance(getattr(inner, "m", None), (int, np.integer)):
+        raise TypeError("inner must be a callable on vectors with an integer attribute m (its input size)")
+
     def mv(y):
         y = np.asarray(y, dtype=float)
         return np.cumsum(inner(y.reshape(-1)))
@@ -200,6 +210,11 @@ def tree_levels(a: np.ndarray) -> list[np.ndarray]:
     >>> [x.tolist() for x in tree_levels(np.array([1, 2, 3, 4]))]
     [[1, 2, 3, 4], [3, 7], [10]]
     """
+    a = np.asarray(a)
+    if a.ndim != 1:
+        raise ValueError(f"a must be 1-dimensional, got shape {a.shape}")
+    if a.size == 0 or a.size & (a.size - 1):
+        raise ValueError(f"a must hold the leaves of a complete binary tree (a power-of-two length), got length {a.size}")
     out = [a.astype(np.int64)]
     while out[-1].size > 1:
         out.append(out[-1].reshape(-1, 2).sum(axis=1))

@@ -9,8 +9,12 @@ used:
 - a class is instantiated with the keywords its constructor accepts, then converted;
 - an OpenDP ``Measurement`` or a diffprivlib mechanism (instance or class) goes through its
   adapter (:mod:`dpverify.mechanisms.adapters`);
+- a catalogue :class:`~dpverify.mechanisms.Family` or a suite ``Case`` (an object with
+  ``make()``) gives its default mechanism (a family's parameters given go to ``make``);
 - an object with ``sample(data, rng, n)`` or a callable ``f(data, rng, n)`` becomes a
-  :class:`~dpverify.mechanisms.FunctionMechanism` with the claims given (or the object's own).
+  :class:`~dpverify.mechanisms.FunctionMechanism` with the claims given (or the object's own);
+  its signature must bind ``(data, rng, n)`` positionally (:func:`check_signature`), so a
+  function of another shape is refused here rather than at its first sample.
 
 The relation is always an object: free text becomes the default scalar relation with the text as
 its description, a list of pairs becomes :class:`~dpverify.mechanisms.Pairs`
@@ -27,6 +31,8 @@ Example
 from __future__ import annotations
 
 import inspect
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from dpverify.mechanisms.privacy import CLAIM_TYPES
@@ -34,7 +40,7 @@ from dpverify.mechanisms.protocol import CLAIMS, SCALAR, FunctionMechanism, Mech
 from dpverify.mechanisms.relations import as_relation
 from dpverify.mechanisms.sampling import name_of
 
-__all__ = ["CLAIMS", "as_mechanism", "audited", "sampler"]
+__all__ = ["CLAIMS", "as_mechanism", "audited", "check_signature", "sampler"]
 
 
 
@@ -80,6 +86,12 @@ def _from_class(cls, params: dict):
     return _wrap(instance, claims) if isinstance(instance, Mechanism) else as_mechanism(instance, **claims)
 
 
+def _is_factory(obj) -> bool:
+    """A catalogue Family or a suite Case: not itself a mechanism, with a ``make()`` building one."""
+    return (callable(getattr(obj, "make", None)) and not callable(obj) and not callable(getattr(obj, "sample", None))
+            and not isinstance(obj, Mechanism))
+
+
 def _agree(obj, params: dict):
     for key in ("epsilon", "delta", "name", "claim"):
         if key in params and params[key] != getattr(obj, key):
@@ -88,6 +100,56 @@ def _agree(obj, params: dict):
     if "relation" in params and as_relation(params["relation"]) != obj.relation:
         raise ValueError(f"relation={params['relation']!r} contradicts the mechanism's own relation {obj.relation}")
     return obj
+
+
+_GENERATOR_NAMES = ("rng", "random_state", "generator", "prng")
+
+
+def check_signature(function, what: Any = None) -> None:
+    """Raise TypeError unless ``function`` can be called as ``function(data, rng, n)`` (positionally).
+
+    Read with :func:`inspect.signature` (a builtin without a signature passes): the three
+    arguments must bind, and a parameter named like a generator (``rng``, ``random_state``,
+    ``generator``, ``prng``) must be the one receiving the second.  ``what`` is the object named
+    in the message (default: ``function``).
+
+    Example
+    -------
+    >>> check_signature(lambda data, rng, n, scale=1.0: data)
+    >>> def laplace(value, sensitivity, epsilon, rng=None, size=None): ...
+    >>> check_signature(laplace)
+    Traceback (most recent call last):
+    ...
+    TypeError: mechanism 'laplace' must take (data, rng, n) positionally, but its signature is laplace(value, sensitivity, epsilon, rng=None, size=None) (its 'rng' would not receive the generator); wrap it, e.g. lambda data, rng, n: laplace(...)
+    """
+    try:
+        sig = inspect.signature(function)
+    except (TypeError, ValueError):  # a builtin or extension callable without a readable signature
+        return
+    try:
+        bound = list(sig.bind(None, None, None).arguments)
+        params = sig.parameters
+        second = bound[1] if len(bound) > 1 and params[bound[1]].kind is not params[bound[1]].VAR_POSITIONAL else None
+        named = [k for k in params if k in _GENERATOR_NAMES and params[k].kind is not params[k].KEYWORD_ONLY]
+        if second is not None and named and second not in named:
+            raise TypeError(f"its {named[0]!r} would not receive the generator")
+    except TypeError as exc:
+        name = name_of(what if what is not None else function)
+        short = name.split("(")[0] or "f"
+        hint = "" if short.startswith("<") else f", e.g. lambda data, rng, n: {short}(...)"
+        raise TypeError(f"mechanism {name!r} must take (data, rng, n) positionally, but its signature is "
+                        f"{short}{sig} ({exc}); wrap it{hint}") from None
+
+
+def _from_factory(obj, params: dict):
+    """A catalogue :class:`~dpverify.mechanisms.Family` or a suite ``Case``: its (default) mechanism.
+
+    A family's own parameters (its ``space``) go to ``make``; the rest are claims for the result.
+    """
+    space = getattr(obj, "space", None)
+    made = {k: v for k, v in params.items() if isinstance(space, Mapping) and k in space}
+    built = obj.make(**made)
+    return as_mechanism(built, **{k: v for k, v in params.items() if k not in made})
 
 
 def _wrap(obj, params: dict) -> FunctionMechanism:
@@ -107,6 +169,7 @@ def _wrap(obj, params: dict) -> FunctionMechanism:
     law = params.get("law", params.get("output_distribution", own("output_distribution")))
     sens = params.get("sensitivity", own("sensitivity"))
     function = obj if callable(obj) else obj.sample
+    check_signature(function, obj)
     return FunctionMechanism(function, epsilon, get("delta") or 0.0, get("name") or name_of(obj),
                              as_relation(relation) if relation is not None else SCALAR,
                              law=law, curve=get("delta_curve"), sensitivity_value=sens,
@@ -122,8 +185,10 @@ def as_mechanism(obj: Any, /, **params) -> Any:
     ----------
     obj : a Mechanism (returned as is; claims given must agree with its own), a class
         (instantiated with the keywords its constructor accepts), an OpenDP ``Measurement`` or a
-        diffprivlib mechanism (through the adapters), an object with ``sample(data, rng, n)`` or
-        a callable ``f(data, rng, n)`` (wrapped in :class:`~dpverify.mechanisms.FunctionMechanism`)
+        diffprivlib mechanism (through the adapters), a catalogue ``Family`` or a suite ``Case``
+        (its ``make()``: the default mechanism), an object with ``sample(data, rng, n)`` or
+        a callable ``f(data, rng, n)`` (wrapped in :class:`~dpverify.mechanisms.FunctionMechanism`;
+        the signature is checked: TypeError naming the object and its signature otherwise)
     **params : claims (``epsilon``, ``delta``, ``delta_curve``, ``claim``, ``relation``, ``name``,
         ``law``/``output_distribution``, ``sensitivity``, ``noise``) and constructor parameters.
         ``relation`` may be an object, a list of (d, d′) or free text (the default scalar
@@ -137,6 +202,12 @@ def as_mechanism(obj: Any, /, **params) -> Any:
     ('LaplaceMechanism(epsilon=0.5, sensitivity=1.0, scale_factor=1.0)', 0.5, True)
     >>> as_mechanism(LaplaceMechanism, epsilon=0.5, relation="|f(D) - f(D')| <= 1").name   # restated: wrapped
     'LaplaceMechanism(epsilon=0.5)'
+    >>> from dpverify.mechanisms import catalogue
+    >>> as_mechanism(catalogue().families["rr.optimal_mechanism"], epsilon=0.5).name   # a family: make(epsilon=0.5)
+    'rr.optimal_mechanism(pi=(0.5, 0.5), epsilon=0.5, delta=0.0)'
+    >>> from dpverify.audit.suite import CASES
+    >>> as_mechanism(CASES[0]).name                                                    # a suite case: make()
+    'Laplace'
     >>> as_mechanism(3.0, epsilon=1.0)
     Traceback (most recent call last):
     ...
@@ -147,6 +218,8 @@ def as_mechanism(obj: Any, /, **params) -> Any:
         return _from_library(lib, obj, params)
     if inspect.isclass(obj):
         return _from_class(obj, params)
+    if _is_factory(obj):
+        return _from_factory(obj, params)
     unknown = sorted(set(params) - set(CLAIMS))
     if unknown:
         raise TypeError(f"unknown claim {unknown[0]!r}; claims are {list(CLAIMS)} (constructor parameters need a class)")
@@ -172,12 +245,18 @@ def audited(obj: Any, /, *, epsilon: float, delta: float = 0.0) -> Any:
         return obj
     own = getattr(obj, "epsilon", None)
     stated = own is not None and not callable(own) or getattr(obj, "claim", None) is not None
-    if stated:
-        try:
-            return as_mechanism(obj)
-        except ValueError:  # an own claim the protocol cannot read (e.g. ε = inf without a curve): the audited one
-            pass
+    if stated and not _infinite_epsilon_only(obj):
+        return as_mechanism(obj)  # its own claim; a bad own ε, δ or relation is reported here
     return as_mechanism(obj, epsilon=epsilon, delta=delta)
+
+
+def _infinite_epsilon_only(obj) -> bool:
+    """The one own claim :func:`audited` replaces by the audited one: ε = ∞ stated with no δ(ε) curve
+    and no claim object (``claim_of`` cannot read it: "no finite ε claimed", e.g. a broken benchmark
+    whose ``epsilon`` is its true, infinite ε)."""
+    own = getattr(obj, "epsilon", None)
+    return (isinstance(own, (int, float)) and not isinstance(own, bool) and own == math.inf
+            and getattr(obj, "claim", None) is None and not callable(getattr(obj, "delta_curve", None)))
 
 
 def sampler(obj: Any, /) -> Any:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.mechanisms.sampling import describe_input
 from dpverify.validation import as_generator, check_nonneg_int, check_real
 
 __all__ = ["KINDS", "Domain", "Neighbours", "Pairs", "as_relation"]
@@ -41,9 +42,24 @@ __all__ = ["KINDS", "Domain", "Neighbours", "Pairs", "as_relation"]
 KINDS = ("linf", "l1", "add_remove", "replace")
 
 
+def _check_shape(shape, name: str = "shape") -> tuple:
+    """``()`` or a tuple of positive integer sizes (an int is a one-entry shape); ValueError otherwise."""
+    sizes = (shape,) if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) else shape
+    ok = isinstance(sizes, (tuple, list)) and all(
+        isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1 for s in sizes)
+    if not ok:
+        raise ValueError(f"{name} must be () (a scalar) or a tuple of positive integer sizes, got {shape!r}")
+    return tuple(int(s) for s in sizes)
+
+
 @dataclass(frozen=True)
 class Domain:
     """The inputs a mechanism takes: a ``shape`` (``()`` = a scalar), bounds or a finite set of values.
+
+    The default is the real scalars (``shape=()``).  (:class:`Neighbours` defaults to
+    ``shape=(1,)``, one-entry vectors, as the StatDP/DP-Sniper searches do; a scalar mechanism
+    given those receives scalars, :meth:`coerce`.)  ``shape`` must be ``()`` or positive sizes,
+    ``low <= high``, and ``values`` a non-empty finite set (ValueError naming the parameter).
 
     Example
     -------
@@ -52,6 +68,10 @@ class Domain:
     (True, False, False)
     >>> d.coerce(np.array([2.0])).shape        # a one-entry vector given to a scalar mechanism
     ()
+    >>> Domain(shape=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: shape must be () (a scalar) or a tuple of positive integer sizes, got 0
     """
 
     shape: tuple = ()
@@ -59,6 +79,21 @@ class Domain:
     high: float | None = None
     integer: bool = False
     values: tuple | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", _check_shape(self.shape))
+        for bound in ("low", "high"):
+            if getattr(self, bound) is not None:
+                check_real(getattr(self, bound), bound)
+        if self.low is not None and self.high is not None and not self.low <= self.high:
+            raise ValueError(f"low must be <= high, got low={self.low!r}, high={self.high!r}")
+        if self.values is not None:
+            if isinstance(self.values, (str, bytes)) or not hasattr(self.values, "__iter__"):
+                raise TypeError(f"values must be a finite collection of inputs, got {describe_input(self.values)}")
+            vals = tuple(self.values)
+            if not vals:
+                raise ValueError(f"values must hold at least one input (a non-empty finite set), got {self.values!r}")
+            object.__setattr__(self, "values", vals)
 
     @property
     def scalar(self) -> bool:
@@ -95,6 +130,10 @@ class Domain:
 @dataclass(frozen=True)
 class Neighbours:
     """A neighbouring relation of kind ``kind`` over inputs of shape ``shape`` (``()``: scalars).
+
+    The default ``shape`` is ``(1,)`` — one-entry vectors, the StatDP/DP-Sniper default — where a
+    :class:`Domain`, and the free-text relation of :func:`as_relation`, default to the scalar
+    ``()``; a scalar mechanism handed a one-entry vector receives a scalar (:meth:`Domain.coerce`).
 
     ``kind``: ``"linf"`` (every entry may change by at most ``bound``), ``"l1"`` (the entries'
     changes sum to at most ``bound``; the patterns change one entry), ``"replace"`` (one entry
@@ -265,6 +304,11 @@ class Pairs:
     description: str = ""
 
     def __post_init__(self):
+        if not isinstance(self.pairs, (str, bytes)) and not hasattr(self.pairs, "__iter__"):
+            raise TypeError(f"pairs must be a non-empty sequence of (d, d_prime) pairs, "
+                            f"got {describe_input(self.pairs)} ({type(self.pairs).__name__})")
+        if not isinstance(self.description, str):
+            raise TypeError(f"description must be a string, got {type(self.description).__name__}")
         pairs = tuple(self.pairs) if not isinstance(self.pairs, (str, bytes)) else None
         if not pairs:
             raise ValueError(f"pairs must be a non-empty sequence of (d, d_prime) pairs, got {self.pairs!r}")
@@ -292,8 +336,8 @@ class Pairs:
     @property
     def domain(self) -> Domain:
         """The inputs of the pairs: their shape, and for scalars the finite set of their values."""
-        shape = np.shape(self.pairs[0][0])
         xs = [x for p in self.pairs for x in p]
+        shape = next((np.shape(x) for x in xs if 0 not in np.shape(x)), ())  # an empty record set has no shape
         if shape == () and all(isinstance(x, (int, float, np.integer, np.floating)) or np.ndim(x) == 0 for x in xs):
             vals = tuple(sorted({np.asarray(x).item() for x in xs}, key=lambda v: (str(type(v)), v)))
             numeric = all(isinstance(v, (int, float)) for v in vals)
@@ -312,10 +356,10 @@ def as_relation(relation, *, name: str = "relation"):
     -------
     >>> as_relation([(0.0, 1.0)]).candidates()
     [(0.0, 1.0)]
-    >>> as_relation(3)
+    >>> as_relation(3, name="pairs")
     Traceback (most recent call last):
     ...
-    TypeError: relation must be a relation object (with candidates()), a list of (d, d_prime) pairs or text, got int
+    TypeError: pairs must be a relation object (with candidates()), a list of (d, d_prime) pairs or text, got 3 (int)
     """
     if hasattr(relation, "candidates"):
         return relation
@@ -327,4 +371,4 @@ def as_relation(relation, *, name: str = "relation"):
     if isinstance(relation, (list, tuple)):
         return Pairs(tuple(relation))
     raise TypeError(f"{name} must be a relation object (with candidates()), a list of (d, d_prime) pairs "
-                    f"or text, got {type(relation).__name__}")
+                    f"or text, got {describe_input(relation)} ({type(relation).__name__})")

@@ -46,9 +46,11 @@ def describe_input(data: Any) -> str:
 
     Example
     -------
-    >>> describe_input(np.arange(3))
-    'array([0, 1, 2]) (shape (3,))'
+    >>> describe_input(np.arange(3)), describe_input(np.array(1.0))
+    ('array([0, 1, 2]) (shape (3,))', 'array(1.) (shape ())')
     """
+    if isinstance(data, np.ndarray) and data.ndim == 0:
+        return f"array({np.array2string(data)}) (shape ())"
     if isinstance(data, np.ndarray):
         body = np.array2string(data.ravel()[:8], separator=", ", threshold=8).replace("\n", "")
         more = ", ..." if data.size > 8 else ""
@@ -92,10 +94,10 @@ def checked_sample(mech, data: Any, rng: np.random.Generator, n: int) -> np.ndar
         if not callable(mech):
             raise TypeError(f"mechanism must have sample(data, rng, n) or be callable, got {type(mech).__name__}")
         fn = mech
+    call = f"sample(data={describe_input(data)}, rng, n={n})"  # the input as given (before any coercion)
     domain = getattr(getattr(mech, "relation", None), "domain", None)
     if domain is not None and hasattr(domain, "coerce") and getattr(mech, "relation_stated", True):
         data = domain.coerce(data)
-    call = f"sample(data={describe_input(data)}, rng, n={n})"
     name = name_of(mech)
     try:
         out = fn(data, rng, n)

@@ -56,7 +56,14 @@ def _pairs(*, epsilon, k, p, rows, seed=0) -> list[Pair]:
 
 
 def corrected_ppca(*, epsilon, k, p, rows, seed=0):
-    """CorrectedPPCADP with public bounds [0, 1]^p; the input is the data matrix."""
+    """CorrectedPPCADP with public bounds [0, 1]^p; the input is the data matrix.
+
+    Example
+    -------
+    >>> m = corrected_ppca(epsilon=1.0, k=1, p=2, rows=5)
+    >>> m.name, m.relation.domain.shape
+    ('pca.CorrectedPPCADP(epsilon=1.0, k=1, p=2, rows=5)', (5, 2))
+    """
     rel = Pairs(tuple((q.d, q.d_prime) for q in _pairs(epsilon=epsilon, k=k, p=p, rows=rows, seed=seed)),
                 description="replace one row (n public)")
     return FunctionMechanism(Call(_ppca, (("k", k), ("epsilon", epsilon))), epsilon, 0.0,
@@ -64,7 +71,13 @@ def corrected_ppca(*, epsilon, k, p, rows, seed=0):
 
 
 def families() -> list[Family]:
-    """The room's mechanism family (read by :func:`dpverify.mechanisms.catalogue`)."""
+    """The room's mechanism family (read by :func:`dpverify.mechanisms.catalogue`).
+
+    Example
+    -------
+    >>> [f.name for f in families()], families()[0].defaults["rows"]
+    (['pca.CorrectedPPCADP'], 5)
+    """
     return [Family("pca.CorrectedPPCADP", corrected_ppca,
                    {"epsilon": EPS, "k": Param("int", 1, 2), "p": Param("int", 2, 3), "rows": Param("int", 5, 20),
                     "seed": Param("int", 0, 2**31)}, _pairs, samples=20_000)]

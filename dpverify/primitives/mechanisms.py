@@ -118,7 +118,15 @@ def score_pairs(*, epsilon, k, sensitivity=1.0, seed=0, factor=None):
 
 
 def exponential_mechanism(*, epsilon, k, sensitivity=1.0, seed=0):
-    """The exponential mechanism on k candidates (score vectors are the inputs; exact pmf)."""
+    """The exponential mechanism on k candidates (score vectors are the inputs; exact pmf).
+
+    Example
+    -------
+    >>> m = exponential_mechanism(epsilon=1.0, k=3)
+    >>> support, probs = m.law(np.zeros(3))
+    >>> support.tolist(), np.round(probs, 4).tolist()
+    ([0, 1, 2], [0.3333, 0.3333, 0.3333])
+    """
     law = ExponentialLaw(sensitivity, epsilon)
     rel = as_pairs(score_pairs(epsilon=epsilon, k=k, sensitivity=sensitivity, seed=seed),
                    f"|q(D, r) - q(D', r)| <= {sensitivity} for every candidate r")
@@ -128,7 +136,14 @@ def exponential_mechanism(*, epsilon, k, sensitivity=1.0, seed=0):
 
 
 def krr(*, k, epsilon):
-    """k-ary randomized response of one value (local DP: any two inputs; exact pmf ``krr_matrix``)."""
+    """k-ary randomized response of one value (local DP: any two inputs; exact pmf ``krr_matrix``).
+
+    Example
+    -------
+    >>> m = krr(k=2, epsilon=np.log(3))
+    >>> np.round(m.law(0)[1], 4).tolist(), m.relation.candidates()
+    ([0.75, 0.25], [(0, 1)])
+    """
     from dpverify.primitives import krr_matrix
 
     law = MatrixLaw(tuple(map(tuple, krr_matrix(k, epsilon))))
@@ -138,7 +153,13 @@ def krr(*, k, epsilon):
 
 
 def families() -> list[Family]:
-    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`)."""
+    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`).
+
+    Example
+    -------
+    >>> [f.name for f in families()][:2]
+    ['primitives.laplace_mechanism', 'primitives.geometric_mechanism']
+    """
     lap = "|f(D) - f(D')| <= {s} (real-valued idealisation: float outputs leak, see audit.floating_point)"
     lap_pairs = lambda *, epsilon, sensitivity: [Pair(0.0, sensitivity)]  # noqa: E731
     geo_pairs = lambda *, epsilon, sensitivity: [Pair(0, sensitivity)]  # noqa: E731

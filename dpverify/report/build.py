@@ -33,7 +33,7 @@ from dpverify.report.render import render_html
 from dpverify.report.papers import paper_for_seed
 from dpverify.report.provenance import collect_provenance, find_seeds
 
-__all__ = ["SCHEMA", "ReportFiles", "build_document", "load_report", "make_report", "report_from_file",
+__all__ = ["SCHEMA", "ReportFiles", "build_document", "draw_figures", "load_report", "make_report", "report_from_file",
            "results_document", "saved_results", "write_report"]
 
 #: Identifies the JSON format (bumped when fields change incompatibly).
@@ -66,7 +66,8 @@ def build_document(
     """The machine-readable report (the content of ``report.json``).
 
     Each claim entry is :func:`dpverify.claims.result_to_json` plus ``paper``
-    (normalised seed key), ``room``, ``seeds`` (evidence entries naming a
+    (normalised seed key), ``room`` (the room that holds the claim, :attr:`Claim.room`),
+    ``namespace`` (the id's prefix, :attr:`Claim.namespace`), ``seeds`` (evidence entries naming a
     seed), ``figure`` (whether one was drawn) and ``figure_error``.
     """
     results = list(results)
@@ -80,6 +81,7 @@ def build_document(
         e = result_to_json(r)
         e["paper"] = paper_for_seed(r.claim.source.seed).key
         e["room"] = r.claim.room
+        e["namespace"] = r.claim.namespace
         e["self_test"] = is_self_test({"id": r.claim.id, "source_parts": e["source_parts"]})
         e["seeds"] = find_seeds(e["evidence"])
         e["figure"] = r.claim.id in drawn
@@ -199,7 +201,12 @@ def _check_old(compare_with: Mapping[str, Any] | None) -> None:
                          f"got {type(compare_with).__name__}")
 
 
-def _draw(results: Iterable[Result]) -> tuple[dict[str, FigureImage], dict[str, str]]:
+def draw_figures(results: Iterable[Result]) -> tuple[dict[str, FigureImage], dict[str, str]]:
+    """The figures of the results that have one (claim id → image), and the tracebacks of those that failed.
+
+    ``verify --save`` and the report both draw them, so the ``figure`` and ``figure_error`` fields of a
+    saved results file say what the report of those results says.
+    """
     figures: dict[str, FigureImage] = {}
     errors: dict[str, str] = {}
     for r in results:
@@ -218,7 +225,7 @@ def write_report(out_dir: str | Path, doc: Mapping[str, Any], results: Iterable[
     out = _check_out_dir(out_dir)
     _check_old(compare_with)
     results = list(results)
-    figures, figure_errors = _draw(results)
+    figures, figure_errors = draw_figures(results)
     doc = dict(doc)
     doc["claims"] = [{**e, "figure": e["id"] in figures, "figure_error": figure_errors.get(e["id"])}
                      for e in doc["claims"]]
@@ -282,7 +289,11 @@ def report_from_file(saved: str | Path, out_dir: str | Path, *, proofs_root: str
     >>> unregister("zzfrom.sum")
     """
     doc = load_report(saved)
-    return write_report(out_dir, doc, saved_results(doc), proofs_root=proofs_root, compare_with=compare_with)
+    results = saved_results(doc)
+    # a file saved before claims knew their room (room = the id's prefix, no namespace) reads as today's
+    doc = {**doc, "claims": [{**e, "room": r.claim.room, "namespace": r.claim.namespace}
+                             for e, r in zip(doc["claims"], results)]}
+    return write_report(out_dir, doc, results, proofs_root=proofs_root, compare_with=compare_with)
 
 
 def load_report(path: str | Path) -> dict[str, Any]:

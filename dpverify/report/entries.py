@@ -125,7 +125,7 @@ def claim_html(
             f"{float(c.get('seconds', 0.0)):.2f} s"]
     proof = c.get("proof")
     if proof:
-        key = normpath(proof)
+        key = normpath(proof) if isinstance(proof, str) else None  # a saved file may hold anything
         if key in proof_ids:
             meta.append(f'proof <a href="#{proof_ids[key]}">{_e(proof)}</a>')
         else:

@@ -115,16 +115,18 @@ def _plan(doc: Mapping[str, Any], proofs_root: Path | None) -> _Page:
 
 def _proof_texts(claims: list[Mapping[str, Any]], proofs_root: Path | None) -> dict[str, str]:
     """The proof documents the claims name (``"<room>/<file>.md"``), found by :func:`dpverify.rooms.proof_path`
-    (or under ``proofs_root``); a missing one is left out (the claim flags it)."""
+    (in the rooms' ``proofs/`` folders, or under ``proofs_root``).  A name of another spelling (a saved
+    results file may say anything) or a missing document is left out (the claim flags it): no other
+    file is ever read."""
     from dpverify.rooms import proof_path
 
     out: dict[str, str] = {}
-    for name in sorted({c["proof"] for c in claims if c.get("proof")}):
+    for name in sorted({c["proof"] for c in claims if isinstance(c.get("proof"), str) and c.get("proof")}):
         try:
-            f = proofs_root / name if proofs_root is not None else proof_path(name)
+            f = proof_path(name, root=proofs_root)
         except ValueError:
             f = None
-        if f is not None and f.is_file():
+        if f is not None:
             out[normpath(name)] = f.read_text(encoding="utf-8")
     return out
 

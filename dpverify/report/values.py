@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import math
 import re
@@ -31,15 +32,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from dpverify.rooms import Room, rooms
+
 __all__ = ["sympy_to_mathml", "value_html", "evidence_table", "humanise", "number_html"]
 
 #: significant digits shown in the page (the JSON and the hover title keep every digit)
 DIGITS = 4
 
-# words of evidence keys shown as their symbol or acronym
+# words of evidence keys shown as their symbol or acronym (the rooms' own acronyms: _words())
 _WORDS = {"eps": "ε", "epsilon": "ε", "delta": "δ", "pi": "π", "lam": "λ", "lambda": "λ", "sigma": "σ",
           "alpha": "α", "beta": "β", "mse": "MSE", "lp": "LP", "ldp": "LDP", "dp": "DP", "svm": "SVM",
-          "pca": "PCA", "ppca": "PPCA", "fda": "FDA", "rr": "RR", "cex": "counterexample", "lb": "lower bound",
+          "cex": "counterexample", "lb": "lower bound",
           "ub": "upper bound", "max": "max", "min": "min", "rel": "relative", "abs": "absolute", "err": "error",
           "num": "number of", "n": "n", "k": "k", "u": "u", "p": "p", "q": "q", "id": "id", "ids": "ids",
           "thm": "Thm", "eq": "eq.", "sd": "sd", "std": "sd", "ci": "CI"}
@@ -172,12 +175,27 @@ def number_html(v: float) -> str:
     return short if short == full else f'<span class="num" title="{full}">{short}</span>'
 
 
+@functools.lru_cache(maxsize=4)
+def _words_of(found: tuple[Room, ...]) -> dict[str, str]:
+    rooms_words = {w.lower(): w for r in found for w in r.capital_words}
+    return {**rooms_words, **_WORDS}
+
+
+def _words() -> dict[str, str]:
+    """The words shown as symbols or acronyms: the library's, and those the rooms declare
+    (:attr:`dpverify.rooms.Room.capital_words`: ``rr`` → ``RR``, ``fda`` → ``FDA``)."""
+    return _words_of(rooms())
+
+
 def humanise(key: str) -> str:
     """An evidence key for people: snake_case to words, symbols for ε/δ/..., a unit suffix in parentheses.
 
-    >>> humanise("tight_delta"), humanise("eps"), humanise("lp_u_star")
-    ('Tight δ', 'ε', 'LP u*')
+    A word a room declares in capitals (its ``acronyms``, its glossary words) is shown in capitals.
+
+    >>> humanise("tight_delta"), humanise("eps"), humanise("lp_u_star"), humanise("rr_fda_mse")
+    ('Tight δ', 'ε', 'LP u*', 'RR FDA MSE')
     """
+    words_shown = _words()
     text = str(key)
     if not re.fullmatch(r"[A-Za-z0-9_]+", text):
         return text
@@ -195,9 +213,9 @@ def humanise(key: str) -> str:
         if lw == "star" and out:
             out[-1] += "*"
             continue
-        out.append(_WORDS.get(lw, w))
+        out.append(words_shown.get(lw, w))
     name = " ".join(out)
-    if name and name[0].isascii() and name[0].islower() and words[0].lower() not in _WORDS:
+    if name and name[0].isascii() and name[0].islower() and words[0].lower() not in words_shown:
         name = name[0].upper() + name[1:]
     return f"{name} ({unit})" if unit else name
 

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from dpverify.validation import check_budget, check_delta, check_epsilon, check_probability_vector, check_real
+from dpverify.toolkit.lp import to_fraction
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -166,8 +167,6 @@ class ExactOptimum:
 
 
 def _fractions(pi: Any, name: str) -> list[Fraction]:
-    from dpverify.audit.exact.rational import to_fraction  # int / Fraction / sympy Rational / "p/q" / float literal
-
     if isinstance(pi, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of rationals, got {pi!r}")
     out = [to_fraction(x, name) for x in pi]
@@ -179,8 +178,6 @@ def _fractions(pi: Any, name: str) -> list[Fraction]:
 
 
 def _exact_E_delta(E: Any, delta: Any) -> tuple[Fraction, Fraction]:
-    from dpverify.audit.exact.rational import to_fraction
-
     E, d = to_fraction(E, "E"), to_fraction(delta, "delta")
     if not E > 1:
         raise ValueError(f"E = e^epsilon must be > 1, got {E}")

@@ -10,6 +10,7 @@ from dpverify.rooms import Command, Paper, Room
 ROOM = Room(
     name="rr",
     summary="utility-optimal randomized response for a prior: the LPs, their optima and the paper's errata",
+    acronyms=("RR",),
     papers=(Paper("003", "Study on utility optimization for randomized response mechanism",
                   authors="Zhou, Lu, Wu", venue="J. on Communications 2019",
                   seed_file="003_fd0dbb2a33bed91b.txt"),),

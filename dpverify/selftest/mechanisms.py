@@ -26,7 +26,13 @@ _RELATIONS = {"HistogramLaplace": "replace one record", "KRR": "local: any two i
 
 
 def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
-    """The neighbouring inputs each control is checked on (with the statistic for vector outputs)."""
+    """The neighbouring inputs each control is checked on (with the statistic for vector outputs).
+
+    Example
+    -------
+    >>> [(p.d, p.d_prime) for p in control_pairs(cls="KRR", epsilon=1.0, k=3)]
+    [(0, 1), (0, 2), (1, 2)]
+    """
     from dpverify.audit import PatternCode
     from dpverify.audit.controls import BinDifference
     from dpverify.primitives.mechanisms import all_pairs, score_pairs
@@ -49,7 +55,14 @@ def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
 
 
 def control(*, cls: str, epsilon, **params):
-    """A correct control of :mod:`dpverify.audit.controls` (finite ones with their exact pmf)."""
+    """A correct control of :mod:`dpverify.audit.controls` (finite ones with their exact pmf).
+
+    Example
+    -------
+    >>> m = control(cls="GeometricMechanism", epsilon=1.0)
+    >>> m.name, str(m.relation), m.relation.candidates()
+    ('audit.mechanisms.GeometricMechanism(epsilon=1.0)', "|d - d'| <= 1", [(0, 1)])
+    """
     from dpverify.audit import controls
     from dpverify.primitives import krr_matrix
     from dpverify.primitives.mechanisms import ExponentialLaw
@@ -73,7 +86,13 @@ def _family(cls: str, space: dict, samples: int = 40_000) -> Family:
 
 
 def families() -> list[Family]:
-    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`)."""
+    """The room's mechanism families (read by :func:`dpverify.mechanisms.catalogue`).
+
+    Example
+    -------
+    >>> [f.name for f in families()][:2]
+    ['audit.mechanisms.LaplaceMechanism', 'audit.mechanisms.GeometricMechanism']
+    """
     return [
         _family("LaplaceMechanism", {}),
         _family("GeometricMechanism", {}),

@@ -4,14 +4,14 @@ Every room's erratum claims return :func:`erratum_outcome`, so the rule that tur
 printed statement hold?" and "does the corrected statement hold?" into a verdict is the same
 everywhere:
 
-=================  ==============  ==================  ===============
-printed in seed?   corrected holds printed holds        verdict
-=================  ==============  ==================  ===============
-no (excerpt gone)  --              --                  ``inconclusive``
-yes / not checked  no              --                  ``refuted``
-yes / not checked  yes             yes                 ``holds``
-yes / not checked  yes             no                  ``erratum``
-=================  ==============  ==================  ===============
+=================  ===============  ==================  ================
+printed in seed?   corrected holds  printed holds       verdict
+=================  ===============  ==================  ================
+no (excerpt gone)  --               --                  ``inconclusive``
+yes / not checked  no               --                  ``refuted``
+yes / not checked  yes              yes                 ``holds``
+yes / not checked  yes              no                  ``erratum``
+=================  ===============  ==================  ================
 
 A corrected statement that fails refutes the claim even when the printed one happens to hold:
 the erratum is then wrong itself, and the room must say so.

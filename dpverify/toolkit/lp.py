@@ -17,13 +17,16 @@ their size.  Data given as floats are read as the decimals they print as
 
 from __future__ import annotations
 
+import decimal
+import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-__all__ = ["LPOptimum", "exact_lp_certificate", "lp_optimum", "lp_residuals"]
+__all__ = ["LPOptimum", "exact_lp_certificate", "lp_optimum", "lp_residuals", "to_fraction"]
 
 _MAX_EXACT_NNZ = 2_000_000
 
@@ -51,17 +54,62 @@ def lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple[float, float
     return primal, dual, cs, gap
 
 
-def to_fraction(v: Any) -> Fraction:
-    """A number as an exact Fraction (a float by its shortest repr; NaN and inf refused)."""
+def to_fraction(v: Any, name: str = "LP data") -> Fraction:
+    """A number as an exact :class:`fractions.Fraction`: the library's one reader of rationals.
+
+    Parameters
+    ----------
+    v : int, Fraction, float, str, decimal.Decimal or sympy Rational
+        The number.  A float is read as the decimal it prints as (its shortest ``repr``:
+        ``0.15`` → 3/20); a string as ``"p/q"`` or a decimal literal.
+    name : str, optional
+        What ``v`` is, for the error messages.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    TypeError
+        ``v`` is a bool, a non-rational sympy number, a string that is no rational, or of another type.
+    ValueError
+        ``v`` is a NaN or infinite float.
+
+    Example
+    -------
+    >>> from dpverify.toolkit.lp import to_fraction
+    >>> to_fraction(0.15), to_fraction("1/3"), to_fraction(4)
+    (Fraction(3, 20), Fraction(1, 3), Fraction(4, 1))
+    >>> to_fraction(float("nan"), "delta")
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be finite, got nan
+    """
+    if isinstance(v, bool):
+        raise TypeError(f"{name} must be rational, got {v!r}")
     if isinstance(v, Fraction):
         return v
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+    if isinstance(v, (numbers.Integral, np.integer)):
         return Fraction(int(v))
     if isinstance(v, (float, np.floating)):
-        if not np.isfinite(v):
-            raise ValueError(f"LP data must be finite, got {v!r}")
-        return Fraction(repr(float(v)))
-    return Fraction(str(v))
+        if not math.isfinite(float(v)):
+            raise ValueError(f"{name} must be finite, got {v!r}")
+        return Fraction(repr(float(v)))  # the decimal the user typed: 0.15 -> 3/20
+    if isinstance(v, decimal.Decimal):
+        if not v.is_finite():
+            raise ValueError(f"{name} must be finite, got {v!r}")
+        return Fraction(v)
+    if hasattr(v, "is_Rational") and hasattr(v, "free_symbols"):  # a sympy number, without importing sympy
+        if v.is_Rational:
+            return Fraction(int(v.p), int(v.q))
+        raise TypeError(f"{name} must be rational, got {v!r}")
+    if isinstance(v, str):
+        try:
+            return Fraction(v)
+        except ValueError:
+            raise TypeError(f"{name} must be rational, got {v!r}") from None
+    raise TypeError(f"{name} must be rational, got {v!r} of type {type(v).__name__}")
 
 
 def matrix_entries(A: Any, name: str) -> tuple[list[tuple[int, int, Fraction]], tuple[int, int]]:

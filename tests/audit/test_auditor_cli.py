@@ -197,3 +197,25 @@ def test_cli_jobs_refuse_a_mechanism_that_does_not_pickle(tmp_path, capsys, monk
             "--samples", "20000", "--seed", "0", "--jobs", "2"]
     assert main(zcdp) == 2 and "--jobs applies to ε audits" in capsys.readouterr().err
     assert main(argv) in (0, 1)  # in-process it runs
+
+
+def test_cli_audits_over_the_mechanisms_own_relation(capsys, tmp_path, monkeypatch):
+    """Without --d/--d-prime and --search, a mechanism carrying a relation object is audited over it."""
+    (tmp_path / "ownrel.py").write_text(
+        "from dpverify.mechanisms import Pairs, as_mechanism\n"
+        "def _half(d, rng, n):\n"
+        "    return float(d) + rng.laplace(0.0, 0.5, n)\n"
+        "half = as_mechanism(_half, epsilon=1.0, relation=Pairs(((0.0, 1.0),), description='|d - d1| <= 1'))\n"
+        "def bare(d, rng, n):\n"
+        "    return float(d) + rng.laplace(0.0, 1.0, n)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rc = main(["audit", "ownrel:half", "--epsilon", "1", "--samples", "20000", "--seed", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["verdict"] == "refuted" and out["pair"] in ([0.0, 1.0], [1.0, 0.0])
+    rc = main(["audit", "dpverify.audit.suite:ReportNoisyMax3", "--param", "epsilon=0.5", "--epsilon", "0.5",
+               "--samples", "20000", "--seed", "1", "--json"])  # a suite mechanism's Neighbours(shape=(5,))
+    assert rc in (0, 1) and len(json.loads(capsys.readouterr().out)["pair"][0]) == 5
+    assert main(["audit", "ownrel:bare", "--epsilon", "1", "--samples", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert "give the pair (--d and --d-prime)" in err and "carries no relation object" in err
+    assert main(["audit", "ownrel:half", "--d", "0", "--epsilon", "1", "--samples", "1000"]) == 2  # half a pair

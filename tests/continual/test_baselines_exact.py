@@ -6,13 +6,13 @@ import pytest
 
 from dpverify.continual import expected_mse, release, stream
 from dpverify.continual.baselines import (
-    honaker_nodes,
     boost_expected_mse,
     honaker_level_weights,
     privelet_expected_mse,
     static_total_mse,
     tree_matrix,
 )
+from dpverify.continual.digits import honaker_nodes
 from dpverify.continual.fenwick import fenwick_expected_mse
 
 # float Laplace is requested explicitly here (it warns: the floating-point attack)

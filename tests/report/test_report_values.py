@@ -101,3 +101,18 @@ def test_proof_documents_are_embedded_with_working_links(tmp_path):
     assert "<script>" not in page and "&lt;script&gt;" in page  # raw HTML in a proof is shown, not run
     assert '<code class="language-python">x = 1' in page
     assert "[image: a plot]" in page and "fig.png" not in page
+
+
+def test_room_words_come_from_the_rooms(monkeypatch):
+    """The acronyms of evidence keys (``rr`` → RR, ``fda`` → FDA) are the rooms' declarations, not a list
+    in the report: a new room's acronym or capital glossary word is shown so with no edit here."""
+    import dpverify.report.values as V
+    from dpverify import rooms as R
+
+    assert V.humanise("rr_pca_ppca_fda_gap") == "RR PCA PPCA FDA gap"
+    assert V.humanise("zzq_gap") == "Zzq gap"
+    new = R.Room(name="zznew", glossary=(("ZZW-ZZQ", "a word"),), acronyms=("XYZ",))
+    monkeypatch.setattr(V, "rooms", lambda **kw: (*R.rooms(), new))
+    assert V.humanise("zzq_xyz_zzw") == "ZZQ XYZ ZZW"
+    with pytest.raises(ValueError, match="acronyms"):
+        R.Room(name="zzbad", acronyms=("rr",))

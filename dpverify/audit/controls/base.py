@@ -23,7 +23,21 @@ __all__ = ["Control"]
 
 
 class Control:
-    """Mixin for the controls: ``name``, ``claim`` (ε-DP), ``delta`` = 0 and ``sample``."""
+    """Mixin for the controls: ``name``, ``claim`` (ε-DP), ``delta`` = 0 and ``sample``.
+
+    Example
+    -------
+    >>> from dataclasses import dataclass
+    >>> import numpy as np
+    >>> @dataclass(frozen=True)
+    ... class Coin(Control):
+    ...     epsilon: float
+    ...     def __call__(self, data, rng, n):
+    ...         return rng.integers(0, 2, n)
+    >>> c = Coin(0.5)
+    >>> c.name, c.claim, c.delta, c.sample(0, np.random.default_rng(0), 3).shape
+    ('Coin(epsilon=0.5)', PureDP(epsilon=0.5), 0.0, (3,))
+    """
 
     delta = 0.0
 

@@ -34,7 +34,7 @@ def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
     return p, q
 
 
-@proven("proofs/audit/hockey_stick.md")
+@proven("audit/hockey_stick.md")
 def hockey_stick(p, q, epsilon: float) -> float:
     """δ(ε) = Σ_o max(0, p_o − e^ε q_o): the smallest δ with P(S) ≤ e^ε Q(S) + δ for all S.
 
@@ -51,7 +51,7 @@ def hockey_stick(p, q, epsilon: float) -> float:
     return float(privacy_curve(p, q, [eps])[0])
 
 
-@proven("proofs/audit/hockey_stick.md")
+@proven("audit/hockey_stick.md")
 def privacy_curve(p, q, epsilons) -> np.ndarray:
     """δ(ε) on an array of ε values (vectorised :func:`hockey_stick`).
 

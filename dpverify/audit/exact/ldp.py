@@ -16,8 +16,8 @@ A mechanism with inputs ``i`` and outputs ``j`` is a row-stochastic matrix
     is max_j (max_i P[i, j] − e^ε min_i P[i, j])⁺.  O(n m).
 
 For δ = 0 the two coincide; for δ > 0 and more than two outputs the
-per-output condition is strictly weaker (see ``proofs/audit/hockey_stick.md``
-and ``proofs/rr/definitions.md``).
+per-output condition is strictly weaker (see ``dpverify/audit/proofs/hockey_stick.md``
+and ``dpverify/rr/proofs/definitions.md``).
 
 Float mode works in log space (e^ε P as exp(ε + ln P), so any finite ε is
 handled, also beyond the float64 overflow of e^ε at 709.78); with δ = 0 it

@@ -8,7 +8,7 @@ rational (ε = ln 3) and a sympy number otherwise; every comparison is decided e
   the number of violations, under either definition (the exact twin of the float checks).
 - :func:`exact_epsilon_ldp` — the smallest ε as ``sympy.log`` of a rational (``sympy.oo`` when none).
 
-Derivations: ``proofs/audit/hockey_stick.md`` (standard) and ``proofs/rr/definitions.md`` (per output).
+Derivations: ``dpverify/audit/proofs/hockey_stick.md`` (standard) and ``dpverify/rr/proofs/definitions.md`` (per output).
 
 Example
 -------
@@ -21,44 +21,50 @@ log(3)
 
 from __future__ import annotations
 
-import math
-import numbers
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
+from dpverify.toolkit.lp import to_fraction
 from dpverify.validation import check_epsilon
 
 __all__: list[str] = []  # the exact arithmetic behind check_ldp and ldp_epsilon (exact=True)
 
 
-def to_fraction(x: Any, name: str) -> Fraction:
-    """An exact rational from int / Fraction / sympy Rational / str / decimal float literal."""
-    if isinstance(x, bool):
-        raise TypeError(f"{name} must be rational, got {x!r}")
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (numbers.Integral, np.integer)):
-        return Fraction(int(x))
-    if isinstance(x, sp.Basic):
-        if x.is_Rational:
-            return Fraction(int(x.p), int(x.q))
-        raise TypeError(f"{name} must be rational in exact mode, got {x!r}")
-    if isinstance(x, str):
-        try:
-            return Fraction(x)
-        except ValueError:
-            raise TypeError(f"{name} must be rational in exact mode, got {x!r}") from None
-    if isinstance(x, (float, np.floating)):
-        if not math.isfinite(float(x)):
-            raise ValueError(f"{name} must be finite, got {x!r}")
-        return Fraction(repr(float(x)))  # the decimal the user typed: 0.15 -> 3/20
-    raise TypeError(f"{name} must be rational in exact mode, got {x!r} of type {type(x).__name__}")
-
-
 def exact_matrix(P: Any, name: str = "P") -> list[list[Fraction]]:
+    """A row-stochastic matrix of exact rationals, checked exactly.
+
+    Parameters
+    ----------
+    P : 2-d array-like, nested lists or sympy Matrix
+        Entries as ints, Fractions, sympy Rationals, strings ``"p/q"`` or float literals
+        (read by :func:`dpverify.toolkit.lp.to_fraction`: 0.15 → 3/20).
+    name : str, optional
+        The parameter's name, for the error messages.
+
+    Returns
+    -------
+    list of list of Fraction
+        Rows that are non-negative and sum to exactly 1.
+
+    Raises
+    ------
+    TypeError
+        An entry is not rational, or ``P`` is not 2-d.
+    ValueError
+        ``P`` is empty, ragged, has a negative entry or a row not summing to exactly 1.
+
+    Example
+    -------
+    >>> exact_matrix([[0.25, "3/4"], [1, 0]])
+    [[Fraction(1, 4), Fraction(3, 4)], [Fraction(1, 1), Fraction(0, 1)]]
+    >>> exact_matrix([[0.3, 0.3]], "Q")
+    Traceback (most recent call last):
+    ...
+    ValueError: Q must be row-stochastic: row 0 sums to 3/5
+    """
     rows = P.tolist() if isinstance(P, np.ndarray) else P
     if isinstance(rows, sp.MatrixBase):
         rows = rows.tolist()
@@ -83,7 +89,13 @@ def exact_matrix(P: Any, name: str = "P") -> list[list[Fraction]]:
 
 
 def exact_exp_epsilon(epsilon: Any) -> tuple[Any, Any]:
-    """(ε as given, e^ε) exactly; e^ε is a Fraction when rational, else a sympy number."""
+    """(ε as given, e^ε) exactly; e^ε is a Fraction when rational, else a sympy number.
+
+    Example
+    -------
+    >>> exact_exp_epsilon(sp.log(3)), exact_exp_epsilon(0.5)
+    ((log(3), Fraction(3, 1)), (1/2, exp(1/2)))
+    """
     if isinstance(epsilon, bool):
         raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
     if isinstance(epsilon, (str, bytes)):
@@ -106,7 +118,13 @@ def exact_exp_epsilon(epsilon: Any) -> tuple[Any, Any]:
 
 
 def exact_gt(x: Any, y: Any) -> bool:
-    """x > y decided exactly (Fractions natively, sympy numbers by certified evaluation)."""
+    """x > y decided exactly (Fractions natively, sympy numbers by certified evaluation).
+
+    Example
+    -------
+    >>> exact_gt(Fraction(3, 4), Fraction(2, 3)), exact_gt(sp.E, Fraction(2718281828, 10**9))
+    (True, True)
+    """
     if isinstance(x, Fraction) and isinstance(y, Fraction):
         return x > y
     r = sp.sympify(x) - sp.sympify(y)
@@ -119,15 +137,46 @@ def exact_gt(x: Any, y: Any) -> bool:
 
 
 def exact_simplify(x: Any) -> Any:
+    """An exact value in the form :func:`exact_required_delta` reports it: a Fraction as it is,
+    a sympy expression (in e^ε when e^ε is irrational) expanded.
+
+    Parameters
+    ----------
+    x : Fraction or sympy expression
+
+    Example
+    -------
+    >>> exact_simplify(Fraction(1, 4))
+    Fraction(1, 4)
+    >>> exact_simplify((1 - sp.E) * sp.Rational(1, 2))
+    1/2 - E/2
+    """
+    if not isinstance(x, (Fraction, sp.Basic)):
+        raise TypeError(f"x must be a Fraction or a sympy expression, got {x!r} of type {type(x).__name__}")
     return x if isinstance(x, Fraction) else sp.expand(x)
 
 
 def exact_delta(delta: Any) -> Fraction:
-    """δ as an exact rational in [0, 1)."""
+    """δ as an exact rational in [0, 1).
+
+    Example
+    -------
+    >>> exact_delta(0.05), exact_delta("1/100")
+    (Fraction(1, 20), Fraction(1, 100))
+    >>> exact_delta(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be in [0, 1), got 1
+    """
     dlt = to_fraction(delta, "delta")
     if dlt < 0 or dlt >= 1:
         raise ValueError(f"delta must be in [0, 1), got {delta!r}")
     return dlt
+
+
+def _check_definition(definition: Any) -> None:
+    if definition not in ("standard", "per_output"):
+        raise ValueError(f"definition must be 'standard' or 'per_output', got {definition!r}")
 
 
 def exact_required_delta(M: list, E: Any, dlt: Fraction, definition: str):
@@ -136,7 +185,24 @@ def exact_required_delta(M: list, E: Any, dlt: Fraction, definition: str):
 
     Standard: per ordered pair of rows (a, c), Σ_{j∈S} M[a][j] − E·M[c][j] over S = {j : M[a][j] >
     E·M[c][j]} (the hockey-stick divergence).  Per output: per column, max_i M − E·min_i M (at least 0).
+
+    Parameters
+    ----------
+    M : list of list of Fraction
+        A matrix from :func:`exact_matrix`.
+    E : Fraction or sympy number
+        e^ε, from :func:`exact_exp_epsilon`.
+    dlt : Fraction
+        The δ whose violations are counted (:func:`exact_delta`).
+    definition : {"standard", "per_output"}
+
+    Example
+    -------
+    >>> M = exact_matrix([["3/4", "1/4"], ["1/4", "3/4"]])
+    >>> exact_required_delta(M, Fraction(2), Fraction(0), "per_output")
+    (Fraction(1, 4), (0, 1), (0,), 2)
     """
+    _check_definition(definition)
     n, m = len(M), len(M[0])
     zero = Fraction(0)
     if definition == "per_output":
@@ -168,7 +234,24 @@ def exact_required_delta(M: list, E: Any, dlt: Fraction, definition: str):
 
 def exact_epsilon_ldp(M: list, dlt: Fraction, definition: str):
     """The smallest ε ≥ 0 for which the rational matrix ``M`` is (ε, δ)-LDP: ``sympy.log(r)``, r
-    rational, or ``sympy.oo`` when no finite ε works."""
+    rational, or ``sympy.oo`` when no finite ε works.
+
+    Parameters
+    ----------
+    M : list of list of Fraction
+        A matrix from :func:`exact_matrix`.
+    dlt : Fraction
+        δ (:func:`exact_delta`).
+    definition : {"standard", "per_output"}
+
+    Example
+    -------
+    >>> exact_epsilon_ldp(exact_matrix([["3/4", "1/4"], ["1/4", "3/4"]]), Fraction(1, 8), "standard")   # 3/4 − E/4 ≤ 1/8
+    log(5/2)
+    >>> exact_epsilon_ldp(exact_matrix([[1, 0], [0, 1]]), Fraction(0), "standard")
+    oo
+    """
+    _check_definition(definition)
     n, m = len(M), len(M[0])
     E = Fraction(1)
     if definition == "per_output" or dlt == 0:

@@ -4,7 +4,7 @@
 mechanism's ``sample`` can return on ``data`` (coded exactly as ``sample`` codes it; rows for the
 sparse-vector mechanisms, indices for report-noisy-max, counts for the truncated geometric), in a
 canonical order that depends only on the mechanism and ``len(data)``, so the laws of two inputs
-align entry by entry.  Derivations: ``proofs/audit/suite_exact.md``.
+align entry by entry.  Derivations: ``dpverify/audit/proofs/suite_exact.md``.
 
 - TruncatedGeometric: exact integer arithmetic (``cdf`` differences), rounded once to float.
 - SVT1, SVT4, SVT6 (one threshold noise ρ): given ρ = r the answers are independent, so
@@ -240,7 +240,7 @@ _LAWS = {
 COVERED = tuple(cls.__name__ for cls in _LAWS)
 
 
-@proven("proofs/audit/suite_exact.md")
+@proven("audit/suite_exact.md")
 def exact_law(mechanism, data) -> tuple[np.ndarray, np.ndarray]:
     """Every output of ``mechanism.sample(data, ·, ·)`` and its exact probability.
 

@@ -14,7 +14,7 @@
   (:mod:`dpverify.audit.ideal.reach`).
 - :func:`sampler_pvalue` — an exact test of a law against a mechanism's own sampler.
 
-Derivations and checks: ``proofs/audit/suite_exact.md``.
+Derivations and checks: ``dpverify/audit/proofs/suite_exact.md``.
 
 Example
 -------
@@ -137,7 +137,7 @@ def _bound_poisson(pa, qb, n, level):
     return eps, k_p, k_q
 
 
-@proven("proofs/audit/suite_exact.md")
+@proven("audit/suite_exact.md")
 def best_event_bound(p, q, *, n: int, confidence: float, pooled: bool = False, test: str = "binomial") -> EventBound:
     """The largest ε lower bound an auditor knowing the laws p, q reports with n draws per input.
 
@@ -233,7 +233,7 @@ def _indices(outcomes: np.ndarray, draws: np.ndarray) -> np.ndarray:
     return np.where(found, order[pos], -1)
 
 
-@proven("proofs/audit/suite_exact.md")
+@proven("audit/suite_exact.md")
 def sampler_pvalue(mechanism, data, outcomes, probabilities, *, samples: int, rng=None) -> float:
     """p-value of "``mechanism.sample(data, …)`` has law (outcomes, probabilities)".
 

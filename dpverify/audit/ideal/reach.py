@@ -10,7 +10,7 @@ below it with some bad luck.  This module sums the exact laws of the counts, und
 - ``"poisson"``: Poisson(n) draws per input, k_P ~ Poisson(nP(S)), k_Q ~ Poisson(nQ(S)), the
   conditional bound at α (:func:`~dpverify.audit.intervals.poisson_log_ratio_lower`).
 
-Derivations and checks: ``proofs/audit/suite_exact.md`` ("Reach probability").
+Derivations and checks: ``dpverify/audit/proofs/suite_exact.md`` ("Reach probability").
 
 Example
 -------
@@ -41,7 +41,7 @@ _Z_TAIL = 7.65  # a normal's standard scores beyond which less than 1e-14 lies (
 _MAX_WINDOW = 200_000
 
 
-@proven("proofs/audit/suite_exact.md")
+@proven("audit/suite_exact.md")
 def reach_probability(p_event: float, q_event: float, *, n: int, confidence: float, target: float,
                       test: str = "binomial") -> float:
     """Pr[the bound ≥ target] for an event fixed in advance, P(S) = ``p_event`` and Q(S) = ``q_event``,

@@ -135,7 +135,7 @@ def _err_refs(thorough: bool = False) -> Outcome:
             ok_blocks &= {h + t for t in col_a} == {t for t in col_b if t > h} and h in M[:, a - 1].indices + 1
     Mn = fenwick_strategy(40).toarray()
     ok_inverse = bool(np.allclose(Mn @ (Mn.T @ np.linalg.inv(Mn @ Mn.T)), np.eye(40)))
-    from dpverify.claims import seed_text
+    from dpverify.claims.seeds import seed_text
 
     text = seed_text("000")
     if text is not None:

@@ -10,6 +10,11 @@ def coerce(value: Any) -> Any:
     """A command-line string as the number/bool/None/list it spells; other values unchanged.
 
     ``"1"`` -> 1, ``"0.5"`` -> 0.5, ``"true"`` -> True, ``"none"`` -> None, ``"a,b"`` -> ["a", "b"].
+
+    Example
+    -------
+    >>> coerce("1"), coerce("0.5"), coerce("true"), coerce("none"), coerce("a,2"), coerce(3)
+    (1, 0.5, True, None, ['a', 2], 3)
     """
     if not isinstance(value, str):
         return value
@@ -33,10 +38,24 @@ def coerce(value: Any) -> Any:
 
 
 def coerce_all(params: dict) -> dict:
+    """Every value of ``params`` through :func:`coerce` (a new dict).
+
+    Example
+    -------
+    >>> coerce_all({"scale": "2", "T": "float"})
+    {'scale': 2, 'T': 'float'}
+    """
     return {k: coerce(v) for k, v in params.items()}
 
 
 def missing_package(package: str, extra: str, exc: Exception) -> ImportError:
+    """The ImportError to raise when an adapter's library is missing (says what to install).
+
+    Example
+    -------
+    >>> print(missing_package("opendp", "opendp", ModuleNotFoundError("No module named 'opendp'")))
+    opendp is needed for this adapter (ModuleNotFoundError: No module named 'opendp'); install it with: pip install 'dpverify[opendp]'
+    """
     return ImportError(
         f"{package} is needed for this adapter ({type(exc).__name__}: {exc}); "
         f"install it with: pip install 'dpverify[{extra}]'"
