@@ -22,12 +22,10 @@ screening samples that the final test never reuses (``dpverify/audit/proofs/sele
 
 Example
 -------
->>> rel = Neighbours(shape=(3,), kind="linf")
->>> pairs = rel.candidates(np.random.default_rng(0))
->>> [p[1].tolist() for p in pairs[:3]]
-[[0.0, 1.0, 1.0], [2.0, 1.0, 1.0], [2.0, 0.0, 0.0]]
->>> all(rel.admits(a, b) for a, b in pairs)
-True
+>>> pairs = [(np.zeros(2), np.ones(2)), (np.ones(2), np.zeros(2)), (np.zeros(2), np.full(2, 2.0))]
+>>> inputs, index = distinct_inputs(pairs)          # the budget is charged to distinct inputs
+>>> len(inputs), index
+(3, [(0, 1), (1, 0), (0, 2)])
 """
 
 from __future__ import annotations

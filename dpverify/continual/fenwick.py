@@ -7,10 +7,9 @@ and the plain (unweighted) Fenwick method.
 
 Example
 -------
->>> from dpverify.continual.fenwick import fenwick_strategy, fenwick_recombination
->>> M, B = fenwick_strategy(3), fenwick_recombination(3)
->>> (B @ M).toarray().astype(int).tolist()
-[[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+>>> from dpverify.continual.fenwick import fenwick_expected_mse
+>>> fenwick_expected_mse(3, 1.0).round(3).tolist()      # per-release MSE of the plain Fenwick method
+[8.0, 8.0, 16.0]
 """
 
 from __future__ import annotations

@@ -26,17 +26,18 @@ from dpverify.audit.controls.base import Control
 from dpverify.mechanisms.relations import Neighbours
 from dpverify.validation import check_epsilon, check_real
 
-__all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "TextbookLaplace", "fp_attack_statistic"]
+__all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "ScalarRelease", "TextbookLaplace", "fp_attack_statistic"]
 
 
 @dataclass(frozen=True)
-class TextbookLaplace(Control):
-    """f(D) + Y, Y = −b·sgn(r)·ln(1 − 2|r|), r ~ U(−1/2, 1/2) in doubles; b = Δ/ε (``data`` = f(D)).
+class ScalarRelease(Control):
+    """What the three releases share: f(D) = ``data`` (a real), sensitivity Δ, claimed ε-DP, and the
+    relation |d − d′| ≤ Δ over real scalars.
 
     Example
     -------
-    >>> TextbookLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
-    (4,)
+    >>> TextbookLaplace(0.5, sensitivity=2.0).relation.bound, LibraryLaplace(1.0).claim
+    (2.0, PureDP(epsilon=1.0))
     """
 
     epsilon: float
@@ -50,6 +51,17 @@ class TextbookLaplace(Control):
     def relation(self) -> Neighbours:
         """Real answers differing by at most the sensitivity."""
         return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
+
+
+@dataclass(frozen=True)
+class TextbookLaplace(ScalarRelease):
+    """f(D) + Y, Y = −b·sgn(r)·ln(1 − 2|r|), r ~ U(−1/2, 1/2) in doubles; b = Δ/ε (``data`` = f(D)).
+
+    Example
+    -------
+    >>> TextbookLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
+    (4,)
+    """
 
     def __call__(self, data, rng, n):
         b = self.sensitivity / self.epsilon
@@ -59,7 +71,7 @@ class TextbookLaplace(Control):
 
 
 @dataclass(frozen=True)
-class LibraryLaplace(Control):
+class LibraryLaplace(ScalarRelease):
     """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace).
 
     Example
@@ -68,18 +80,6 @@ class LibraryLaplace(Control):
     (4,)
     """
 
-    epsilon: float
-    sensitivity: float = 1.0
-
-    def __post_init__(self):
-        check_epsilon(self.epsilon)
-        check_real(self.sensitivity, "sensitivity", positive=True)
-
-    @property
-    def relation(self) -> Neighbours:
-        """Real answers differing by at most the sensitivity."""
-        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
-
     def __call__(self, data, rng, n):
         from dpverify.primitives.additive import laplace_mechanism
 
@@ -87,7 +87,7 @@ class LibraryLaplace(Control):
 
 
 @dataclass(frozen=True)
-class SafeLaplace(Control):
+class SafeLaplace(ScalarRelease):
     """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism.
 
     Example
@@ -97,19 +97,11 @@ class SafeLaplace(Control):
     True
     """
 
-    epsilon: float
-    sensitivity: float = 1.0
     grid: float = 2.0**-10
 
     def __post_init__(self):
-        check_epsilon(self.epsilon)
-        check_real(self.sensitivity, "sensitivity", positive=True)
+        super().__post_init__()
         check_real(self.grid, "grid", positive=True)
-
-    @property
-    def relation(self) -> Neighbours:
-        """Real answers differing by at most the sensitivity."""
-        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
 
     def __call__(self, data, rng, n):
         from dpverify.primitives.additive import safe_laplace_mechanism
