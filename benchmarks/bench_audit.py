@@ -21,13 +21,13 @@ import numpy as np  # noqa: E402
 from dpverify.audit import epsilon_lower_bound  # noqa: E402
 from dpverify.audit.mechanisms import (  # noqa: E402
     BinDifference,
-    ExponentialMechanism,
     HistogramLaplace,
     LaplaceMechanism,
     NoisyMax,
     SparseVector,
 )
 from dpverify.audit.statistical import PatternCode  # noqa: E402
+from dpverify.selftest.controls import ExponentialMechanism  # noqa: E402
 
 
 def timed(fn):

@@ -2,13 +2,10 @@
 
 Every statement of the papers the library covers is a registered *claim*
 (:mod:`dpverify.claims`) with a check that can come out ``holds``,
-``erratum``, ``refuted`` or ``inconclusive``.  Rooms:
-
-- :mod:`dpverify.continual` -- matrix-mechanism continual release (Fenwick, FDA)
-- :mod:`dpverify.rr` -- randomized-response utility optima
-- :mod:`dpverify.pca` -- PPCA / PPCA-DP synthetic data publishing
-- :mod:`dpverify.primitives` -- Laplace, exponential, composition, usefulness
-- :mod:`dpverify.audit` -- exact checkers and the statistical auditor
+``erratum``, ``refuted`` or ``inconclusive``.  Each subject is a *room* (a folder with its code, ``room.py``,
+``mechanisms.py``, ``claims/`` and ``proofs/``), found by :mod:`dpverify.rooms`;
+mechanisms share one shape (:mod:`dpverify.mechanisms`); the auditor is
+:mod:`dpverify.audit`.
 """
 
 __version__ = "0.1.0"

@@ -10,7 +10,7 @@ prints them: ``python3 tests/architecture.py``.
 - a *private import* is ``from a.b import _name`` (or ``a.b._mod``) in a module other than ``a.b``
   itself; it *crosses* top-level subpackages when the importer and ``a.b`` sit under different
   ``dpverify.<x>``;
-- a *room* is a subpackage with a ``room.py`` that declares papers or claim namespaces; the *engine* is ``dpverify.audit``,
+- a *room* is a subpackage with a ``room.py``; the *engine* is ``dpverify.audit``,
   ``dpverify.claims``, ``dpverify.report``, ``dpverify.mechanisms`` and ``dpverify.cli``.
 """
 
@@ -47,18 +47,8 @@ class Tree:
 
     @property
     def rooms(self) -> set[str]:
-        """The rooms the engine must not import: those that verify a paper or register claims.
-
-        A room that declares neither (``primitives``: the building blocks' code, whose statements
-        the survey room checks) is a library the engine's controls may sample through.  In a tree
-        other than the installed package every room counts.
-        """
-        found = {module_name(p.parent, self.package.parent) for p in self.package.glob("*/room.py")}
-        if self.package.resolve() != PACKAGE.resolve():
-            return found
-        from dpverify.rooms import rooms
-
-        return {r.package for r in rooms() if r.papers or r.namespaces} & found
+        """Every room: a subpackage holding a ``room.py``."""
+        return {module_name(p.parent, self.package.parent) for p in self.package.glob("*/room.py")}
 
     def circles(self) -> list[list[str]]:
         return [c for c in _scc(self.imports) if len(c) > 1]

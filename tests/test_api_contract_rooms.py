@@ -26,6 +26,7 @@ import signal
 import numpy as np
 import pytest
 
+from dpverify.selftest import controls as S
 from dpverify.audit import floating_point as fp
 from dpverify.audit import mechanisms as mech
 from dpverify.selftest.controls import FDARelease
@@ -185,16 +186,16 @@ CASES = [
     ("audit.clopper_pearson_upper", lambda k_count, n, alpha_level: st.clopper_pearson_upper(k_count, n, alpha_level),
      dict(k_count=5, n=10, alpha_level=0.05)),
     ("audit.LaplaceMechanism", _mech(mech.LaplaceMechanism, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
-    ("audit.GeometricMechanism", _mech(mech.GeometricMechanism, 0, epsilon=1.0), dict(epsilon=1.0, rng=0)),
-    ("audit.ExponentialMechanism", _mech(mech.ExponentialMechanism, np.array([0.0, 1.0]), epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
-    ("audit.KRR", _mech(mech.KRR, 0, k=3, epsilon=1.0), dict(k=3, epsilon=1.0, rng=0)),
+    ("audit.GeometricMechanism", _mech(S.GeometricMechanism, 0, epsilon=1.0), dict(epsilon=1.0, rng=0)),
+    ("audit.ExponentialMechanism", _mech(S.ExponentialMechanism, np.array([0.0, 1.0]), epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
+    ("audit.KRR", _mech(S.KRR, 0, k=3, epsilon=1.0), dict(k=3, epsilon=1.0, rng=0)),
     ("audit.HistogramLaplace", _mech(mech.HistogramLaplace, np.array([1, 2, 0]), epsilon=1.0, bins=3), dict(epsilon=1.0, bins=3, rng=0)),
     ("audit.NoisyMax", _mech(mech.NoisyMax, np.array([0.0, 1.0, 0.5]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
     ("audit.SparseVector", _mech(mech.SparseVector, np.array([0.0, 1.0, 0.5]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
     ("audit.FDARelease", _mech(FDARelease, np.array([1, 0, 2]), epsilon=1.0), dict(epsilon=1.0, rng=0)),
     ("audit.TextbookLaplace", _mech(fp.TextbookLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
-    ("audit.LibraryLaplace", _mech(fp.LibraryLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
-    ("audit.SafeLaplace", _mech(fp.SafeLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
+    ("audit.LibraryLaplace", _mech(S.LibraryLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
+    ("audit.SafeLaplace", _mech(S.SafeLaplace, 0.0, epsilon=1.0), dict(epsilon=1.0, sensitivity=1.0, rng=0)),
     # pca
     ("pca.PPCA", _publish(PPCA, {}), dict(X=X4, k_pca=2, rng=0)),
     ("pca.PPCADP", _publish(PPCADP, {}), dict(X=X4, k_pca=2, epsilon=1.0, rng=0)),

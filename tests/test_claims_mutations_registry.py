@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpverify.selftest import controls as S
 from dpverify.audit import mechanisms as M
 from dpverify.claims import Verdict, all_claims, get_claim, run_claims
 
@@ -76,7 +77,7 @@ def test_bug_not_refuted_once_fixed(monkeypatch, cid, cls, fields):
 # ------------------------------------------------------------------ audit: controls broken -> refuted
 
 @pytest.mark.parametrize("cid,cls,fields", [
-    ("audit.control.exponential", M.ExponentialMechanism, {"factor": 0.5}),
+    ("audit.control.exponential", S.ExponentialMechanism, {"factor": 0.5}),
     ("audit.control.histogram_substitution", M.HistogramLaplace, {"sensitivity": 0.5}),
     ("audit.control.noisy_max_index", M.NoisyMax, {"epsilon": 4.0}),
     ("audit.control.svt_alg1", M.SparseVector, {"variant": "no_query_noise"}),
@@ -131,14 +132,14 @@ def test_fp_audits_follow_the_sampler(monkeypatch):
     """Swap the float samplers for the safe one: the float audits stop refuting; the reverse refutes the safe one."""
     import dpverify.audit.floating_point as fp
 
-    safe = fp.SafeLaplace.__call__
-    for cls in (fp.TextbookLaplace, fp.LibraryLaplace):
-        monkeypatch.setattr(cls, "__call__", lambda self, d, rng, n: safe(fp.SafeLaplace(self.epsilon), d, rng, n))
+    safe = S.SafeLaplace.__call__
+    for cls in (fp.TextbookLaplace, S.LibraryLaplace):
+        monkeypatch.setattr(cls, "__call__", lambda self, d, rng, n: safe(S.SafeLaplace(self.epsilon), d, rng, n))
     assert verdict("audit.fp_textbook_laplace") is not R
     assert verdict("audit.fp_library_laplace") is not R
     monkeypatch.undo()
-    lib = fp.LibraryLaplace.__call__
-    monkeypatch.setattr(fp.SafeLaplace, "__call__", lambda self, d, rng, n: lib(fp.LibraryLaplace(self.epsilon), d, rng, n))
+    lib = S.LibraryLaplace.__call__
+    monkeypatch.setattr(S.SafeLaplace, "__call__", lambda self, d, rng, n: lib(S.LibraryLaplace(self.epsilon), d, rng, n))
     assert verdict("audit.fp_safe_laplace") is R
 
 

@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from dpverify.selftest import controls as S
 from dpverify.audit import mechanisms as M
 from dpverify.claims import Verdict, all_claims, run_claims
 
@@ -64,14 +65,14 @@ def test_laplace_control_refuted_when_noise_halved(monkeypatch):
 
 
 def test_krr_control_refuted_when_keep_probability_too_high(monkeypatch):
-    real = M.KRR.__call__
-    monkeypatch.setattr(M.KRR, "__call__", lambda self, d, rng, n: real(dataclasses.replace(self, epsilon=2 * self.epsilon), d, rng, n))
+    real = S.KRR.__call__
+    monkeypatch.setattr(S.KRR, "__call__", lambda self, d, rng, n: real(dataclasses.replace(self, epsilon=2 * self.epsilon), d, rng, n))
     assert _verdict("audit.control.krr") is Verdict.REFUTED
 
 
 def test_geometric_control_refuted_when_noise_halved(monkeypatch):
-    real = M.GeometricMechanism.__call__
-    monkeypatch.setattr(M.GeometricMechanism, "__call__",
+    real = S.GeometricMechanism.__call__
+    monkeypatch.setattr(S.GeometricMechanism, "__call__",
                         lambda self, d, rng, n: real(dataclasses.replace(self, scale_factor=0.5), d, rng, n))
     assert _verdict("audit.control.geometric") is Verdict.REFUTED
 
@@ -83,8 +84,8 @@ def test_half_noise_bug_not_refuted_once_fixed(monkeypatch):
 
 
 def test_exponential_bug_not_refuted_once_fixed(monkeypatch):
-    real = M.ExponentialMechanism.__call__
-    monkeypatch.setattr(M.ExponentialMechanism, "__call__",
+    real = S.ExponentialMechanism.__call__
+    monkeypatch.setattr(S.ExponentialMechanism, "__call__",
                         lambda self, d, rng, n: real(dataclasses.replace(self, factor=2.0), d, rng, n))
     assert _verdict("audit.bug.exponential_without_2") is not Verdict.REFUTED
 

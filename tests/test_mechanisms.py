@@ -39,14 +39,15 @@ def _suite():
 
 def _controls():
     from dpverify.audit import controls as C
+    from dpverify.selftest import controls as S
     from dpverify.selftest.controls import FDARelease
 
     return [(f"controls.{m.name}", (lambda m=m: m)) for m in (
-        C.LaplaceMechanism(1.0), C.LaplaceMechanism(1.0, scale_factor=0.5), C.GeometricMechanism(1.0),
-        C.ExponentialMechanism(1.0), C.KRR(3, 1.0), C.HistogramLaplace(1.0, bins=3), C.NoisyMax(1.0),
+        C.LaplaceMechanism(1.0), C.LaplaceMechanism(1.0, scale_factor=0.5), S.GeometricMechanism(1.0),
+        S.ExponentialMechanism(1.0), S.KRR(3, 1.0), C.HistogramLaplace(1.0, bins=3), C.NoisyMax(1.0),
         C.NoisyMax(1.0, returns="value"), C.SparseVector(1.0), FDARelease(1.0),
-        C.FiniteMechanism(((0.5, 0.5), (0.75, 0.25))), C.TextbookLaplace(1.0), C.LibraryLaplace(1.0),
-        C.SafeLaplace(1.0))]
+        C.FiniteMechanism(((0.5, 0.5), (0.75, 0.25))), C.TextbookLaplace(1.0), S.LibraryLaplace(1.0),
+        S.SafeLaplace(1.0))]
 
 
 def _opendp():
@@ -204,7 +205,7 @@ def test_as_mechanism_on_callables_classes_objects_and_strings():
     assert isinstance(m, FunctionMechanism) and m.claim == PureDP(1.0) and m.relation.domain.scalar
     assert as_mechanism(m) is m
     assert np.array_equal(m.sample(0.0, RNG(1), 3), pickle.loads(pickle.dumps(m)).sample(0.0, RNG(1), 3))
-    from dpverify.audit.controls import KRR
+    from dpverify.selftest.controls import KRR
 
     assert as_mechanism(KRR, k=3, epsilon=1.0) == KRR(3, 1.0)  # a Mechanism instance: as is
     coin = as_mechanism(_Coin())

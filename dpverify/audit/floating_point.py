@@ -1,4 +1,5 @@
-"""The floating-point attack, where it used to live: now :mod:`dpverify.audit.controls.floating_point`.
+"""The floating-point attack, where it used to live: now :mod:`dpverify.audit.controls.floating_point`
+(the library's float and safe releases: :mod:`dpverify.selftest.controls`).
 
 Example
 -------
@@ -7,6 +8,6 @@ Example
 OffGrid(exponent=-53)
 """
 
-from dpverify.audit.controls.floating_point import LibraryLaplace, OffGrid, SafeLaplace, TextbookLaplace, fp_attack_statistic
+from dpverify.audit.controls.floating_point import OffGrid, TextbookLaplace, fp_attack_statistic
 
-__all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "TextbookLaplace", "fp_attack_statistic"]
+__all__ = ["OffGrid", "TextbookLaplace", "fp_attack_statistic"]

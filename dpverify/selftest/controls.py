@@ -1,8 +1,13 @@
-"""Controls that audit the rooms' own code as black boxes (the engine's controls cannot import a room).
+"""Controls that audit the rooms' own code as black boxes (the engine's controls import no room).
 
-:class:`FDARelease` releases a count stream with the continual room's FDA strategy, one call of
-:func:`dpverify.continual.release` per sample; ``audit.control.fda_release`` audits it against its
-claimed ε with the :class:`~dpverify.audit.controls.SuffixSum` statistic.
+- :class:`GeometricMechanism`, :class:`ExponentialMechanism` and :class:`KRR` sample through the
+  primitives room's exact samplers (correct controls; ``factor=1`` / ``scale_factor < 1`` are the
+  planted bugs);
+- :class:`LibraryLaplace` and :class:`SafeLaplace` are the primitives' float and safe Laplace
+  releases, audited with the floating-point attack (:mod:`dpverify.audit.controls.floating_point`);
+- :class:`FDARelease` releases a count stream with the continual room's FDA strategy, one call of
+  :func:`dpverify.continual.release` per sample; ``audit.control.fda_release`` audits it against its
+  claimed ε with the :class:`~dpverify.audit.controls.SuffixSum` statistic.
 
 Example
 -------
@@ -18,12 +23,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpverify.audit.controls.base import Control
-from dpverify.mechanisms import Neighbours
+from dpverify.audit.controls import Control, ScalarRelease
 from dpverify.continual import release
-from dpverify.validation import check_epsilon
+from dpverify.mechanisms import Neighbours
+from dpverify.primitives import additive  # called through the module: the Laplace controls audit the
+# library's release as it is at call time (the mutation tests patch it there)
+from dpverify.primitives.exponential import exponential_probabilities
+from dpverify.primitives.randomized_response import randomized_response
+from dpverify.primitives.sampling import discrete_laplace
+from dpverify.validation import check_epsilon, check_positive_int, check_real
 
-__all__ = ["FDARelease"]
+__all__ = ["ExponentialMechanism", "FDARelease", "GeometricMechanism", "KRR", "LibraryLaplace", "SafeLaplace"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +65,127 @@ class FDARelease(Control):
         with warnings.catch_warnings():  # the float-Laplace control is audited on purpose
             warnings.simplefilter("ignore", UserWarning)
             return np.stack([release(data, self.epsilon, "fda", rng, noise=self.noise) for _ in range(n)])
+
+
+@dataclass(frozen=True)
+class GeometricMechanism(Control):
+    """Integer f(D) + two-sided geometric noise, P(k) ∝ exp(−ε|k|/(scale_factor·Δ)).
+
+    Example
+    -------
+    >>> GeometricMechanism(1.0)(3, np.random.default_rng(0), 4).dtype.kind   # integer outputs
+    'i'
+    """
+
+    epsilon: float
+    sensitivity: int = 1
+    scale_factor: float = 1.0
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_positive_int(self.sensitivity, "sensitivity")
+        check_real(self.scale_factor, "scale_factor", positive=True)
+
+    @property
+    def relation(self) -> Neighbours:
+        """Integer answers differing by at most the sensitivity."""
+        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, integer=True,
+                          description=f"|d - d'| <= {self.sensitivity}, integers")
+
+    def __call__(self, data, rng, n):
+        return int(data) + discrete_laplace(self.scale_factor * self.sensitivity / self.epsilon, n, rng)
+
+
+@dataclass(frozen=True)
+class ExponentialMechanism(Control):
+    """Output index φ with probability ∝ exp(ε q_φ / (factor·Δq)); ``data`` is the score vector.
+
+    Example
+    -------
+    >>> out = ExponentialMechanism(1.0)(np.array([0.0, 1.0, 5.0]), np.random.default_rng(0), 6)
+    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
+    ((6,), True)
+    """
+
+    epsilon: float
+    sensitivity: float = 1.0
+    factor: float = 2.0
+    k: int = field(default=3, repr=False)
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon)
+        check_real(self.sensitivity, "sensitivity", positive=True)
+        check_real(self.factor, "factor", positive=True)
+
+    @property
+    def relation(self) -> Neighbours:
+        """Score vectors (``k`` candidates) whose scores differ by at most the sensitivity."""
+        return Neighbours(shape=(self.k,), kind="linf", bound=self.sensitivity,
+                          description=f"|q - q'|_inf <= {self.sensitivity:g}")
+
+    def __call__(self, data, rng, n):
+        p = exponential_probabilities(data, self.sensitivity, self.epsilon, factor=self.factor)
+        return np.searchsorted(np.cumsum(p)[:-1], rng.random(n), side="right").astype(np.int64)
+
+
+@dataclass(frozen=True)
+class KRR(Control):
+    """k-ary randomized response of the single value ``data`` ∈ {0..k−1}.
+
+    Example
+    -------
+    >>> out = KRR(3, 1.0)(0, np.random.default_rng(0), 6)
+    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
+    ((6,), True)
+    """
+
+    k: int
+    epsilon: float
+
+    def __post_init__(self):
+        check_positive_int(self.k, "k")
+        check_epsilon(self.epsilon)
+
+    @property
+    def relation(self) -> Neighbours:
+        """Local: any two values in 0..k−1."""
+        return Neighbours(shape=(), kind="replace", low=0, high=self.k - 1, integer=True,
+                          description=f"local: any two inputs in 0..{self.k - 1}")
+
+    def __call__(self, data, rng, n):
+        return randomized_response(np.full(n, int(data)), self.k, self.epsilon, rng)
+
+
+@dataclass(frozen=True)
+class LibraryLaplace(ScalarRelease):
+    """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace).
+
+    Example
+    -------
+    >>> LibraryLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
+    (4,)
+    """
+
+    def __call__(self, data, rng, n):
+        return additive.laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n)
+
+
+@dataclass(frozen=True)
+class SafeLaplace(ScalarRelease):
+    """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism.
+
+    Example
+    -------
+    >>> out = SafeLaplace(1.0)(0.0, np.random.default_rng(0), 4)
+    >>> bool(np.all(out / 2.0**-10 == np.round(out / 2.0**-10)))   # outputs on the 2^-10 grid
+    True
+    """
+
+    grid: float = 2.0**-10
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_real(self.grid, "grid", positive=True)
+
+    def __call__(self, data, rng, n):
+        return additive.safe_laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n, grid=self.grid)

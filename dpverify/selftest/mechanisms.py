@@ -63,12 +63,14 @@ def control(*, cls: str, epsilon, **params):
     >>> m.name, str(m.relation), m.relation.candidates()
     ('audit.mechanisms.GeometricMechanism(epsilon=1.0)', "|d - d'| <= 1", [(0, 1)])
     """
-    from dpverify.audit import controls
+    from dpverify.audit import controls as engine_controls
+    from dpverify.selftest import controls as room_controls
     from dpverify.primitives import krr_matrix
     from dpverify.primitives.mechanisms import ExponentialLaw
 
     seed = params.pop("seed", 0)
-    obj = getattr(controls, cls)(epsilon=epsilon, **params)
+    kind = getattr(engine_controls, cls, None) or getattr(room_controls, cls)
+    obj = kind(epsilon=epsilon, **params)
     law = None
     if cls == "ExponentialMechanism":
         law = ExponentialLaw(obj.sensitivity, epsilon, obj.factor)

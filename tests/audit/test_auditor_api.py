@@ -57,7 +57,7 @@ def test_counts_are_recomputable_from_the_event():
 
 def test_single_direction_for_asymmetric_mechanism():
     """Exponential mechanism without the 2 (seeded): the violation lives in one order only."""
-    from dpverify.audit.mechanisms import ExponentialMechanism
+    from dpverify.selftest.controls import ExponentialMechanism
 
     r = epsilon_lower_bound(ExponentialMechanism(1.0, factor=1.0), [0.0, 5.0, 5.0], [1.0, 4.0, 4.0],
                             samples=20_000, rng=1)
@@ -191,7 +191,8 @@ def test_clopper_pearson_against_binomial_tails():
 
 
 def test_mechanism_parameters_validated():
-    from dpverify.audit.mechanisms import KRR, GeometricMechanism, HistogramLaplace, NoisyMax, SparseVector
+    from dpverify.audit.mechanisms import HistogramLaplace, NoisyMax, SparseVector
+    from dpverify.selftest.controls import GeometricMechanism, KRR
 
     for make, exc, match in [(lambda: NoisyMax(0.0), ValueError, "epsilon"),
                              (lambda: NoisyMax(1.0, returns="x"), ValueError, "returns"),

@@ -74,7 +74,7 @@ def test_cli_current_directory_params_search_statistics(capsys, tmp_path, monkey
 
 def test_cli_library_statistics_and_fp_attack(capsys):
     """The fp attack from the CLI: the library's float Laplace is refuted (true ε unbounded at the grid)."""
-    rc = main(["audit", "dpverify.audit.floating_point:LibraryLaplace", "--param", "epsilon=1", "--d", "0",
+    rc = main(["audit", "dpverify.selftest.controls:LibraryLaplace", "--param", "epsilon=1", "--d", "0",
                "--d-prime", "1", "--epsilon", "1", "--samples", "100000", "--seed", "0", "--json",
                "--statistic", "dpverify.audit.floating_point:fp_attack_statistic"])
     out = json.loads(capsys.readouterr().out)

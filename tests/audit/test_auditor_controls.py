@@ -11,17 +11,15 @@ import pytest
 
 from dpverify.audit import epsilon_lower_bound, max_privacy_loss, privacy_curve
 from dpverify.audit.mechanisms import (
-    KRR,
     BinDifference,
-    ExponentialMechanism,
     FiniteMechanism,
-    GeometricMechanism,
     HistogramLaplace,
     LaplaceMechanism,
     NoisyMax,
     SparseVector,
     SuffixSum,
 )
+from dpverify.selftest.controls import ExponentialMechanism, GeometricMechanism, KRR
 from dpverify.audit.statistical import PatternCode
 from dpverify.selftest.controls import FDARelease
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from dpverify.audit import epsilon_lower_bound
-from dpverify.audit.controls import LibraryLaplace, OffGrid, SafeLaplace, TextbookLaplace, fp_attack_statistic
+from dpverify.audit.controls import OffGrid, TextbookLaplace, fp_attack_statistic
+from dpverify.selftest.controls import LibraryLaplace, SafeLaplace
 
 
 @pytest.mark.parametrize("mech", [TextbookLaplace(0.1), LibraryLaplace(0.1), TextbookLaplace(2.0)])

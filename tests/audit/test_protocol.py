@@ -10,7 +10,8 @@ import pytest
 
 import dpverify.audit as audit
 from dpverify.audit import Mechanism, MechanismError, as_mechanism, checked_sample, epsilon_lower_bound
-from dpverify.audit.controls import KRR, LaplaceMechanism
+from dpverify.audit.controls import LaplaceMechanism
+from dpverify.selftest.controls import KRR
 from dpverify.audit.protocol import FunctionMechanism
 from dpverify.mechanisms import Neighbours
 

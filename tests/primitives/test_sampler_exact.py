@@ -101,7 +101,7 @@ def test_auditor_no_longer_refutes_safe_laplace_at_fine_grid():
     The exact sampler is not refuted (the auditor's bound is valid with probability 0.99, and ε = 0.1
     is the truth); the former float sampler, run on the same seed, is (a control that the test can fail).
     """
-    from dpverify.audit.floating_point import SafeLaplace
+    from dpverify.selftest.controls import SafeLaplace
     from dpverify.audit.statistical import epsilon_lower_bound
 
     g = 2.0**-50

@@ -1,14 +1,16 @@
-"""The auditor's controls: the library's own correct and broken mechanisms, and the fp attack.
+"""The auditor's controls: the engine's own correct and broken mechanisms, and the fp attack.
 
-- :mod:`~dpverify.audit.controls.standard` — correct controls (never to be refuted) and known bugs
-  (to be refuted): Laplace, geometric, exponential, kRR, a finite mechanism given by its laws;
+- :mod:`~dpverify.audit.controls.standard` — the Laplace control (correct, and at half the noise a
+  known bug), a finite mechanism given by its laws, and the hockey-stick divergence;
 - :mod:`~dpverify.audit.controls.vector` — noisy histogram, noisy max, sparse vector, and the
-  statistics for vector outputs (the FDA release control lives in the selftest room);
+  statistics for vector outputs;
 - :mod:`~dpverify.audit.controls.floating_point` — Mironov's floating-point attack on textbook
-  Laplace sampling, the library's float and safe releases, and the off-grid statistic.
+  Laplace sampling and the off-grid statistic.
 
-Every control is a :class:`dpverify.mechanisms.Mechanism`.  The selftest room declares them as
-mechanism families (``dpverify/selftest/mechanisms.py``).
+Controls that sample through a room's code (the primitives' geometric, exponential, k-RR and
+Laplace releases, the continual room's FDA release) are the selftest room's
+(:mod:`dpverify.selftest.controls`): the engine imports no room.  Every control is a
+:class:`dpverify.mechanisms.Mechanism`; the selftest room declares them as mechanism families.
 
 Example
 -------
@@ -17,11 +19,11 @@ Example
 (True, True)
 """
 
-from dpverify.audit.controls.floating_point import LibraryLaplace, OffGrid, SafeLaplace, TextbookLaplace, fp_attack_statistic
-from dpverify.audit.controls.standard import (ExponentialMechanism, FiniteMechanism, GeometricMechanism, HockeyStick, KRR,
-                                              LaplaceMechanism)
+from dpverify.audit.controls.base import Control
+from dpverify.audit.controls.floating_point import OffGrid, ScalarRelease, TextbookLaplace, fp_attack_statistic
+from dpverify.audit.controls.standard import FiniteMechanism, HockeyStick, LaplaceMechanism
 from dpverify.audit.controls.vector import BinDifference, HistogramLaplace, NoisyMax, SparseVector, SuffixSum
 
-__all__ = ["BinDifference", "ExponentialMechanism", "FiniteMechanism", "GeometricMechanism",
-           "HistogramLaplace", "HockeyStick", "KRR", "LaplaceMechanism", "LibraryLaplace", "NoisyMax", "OffGrid",
-           "SafeLaplace", "SparseVector", "SuffixSum", "TextbookLaplace", "fp_attack_statistic"]
+__all__ = ["BinDifference", "Control", "FiniteMechanism", "HistogramLaplace", "HockeyStick", "LaplaceMechanism",
+           "NoisyMax", "OffGrid", "ScalarRelease", "SparseVector", "SuffixSum", "TextbookLaplace",
+           "fp_attack_statistic"]

@@ -7,10 +7,10 @@ them), ``claim`` (pure ε-DP at ``epsilon``), ``delta`` and ``sample``.  Each co
 
 Example
 -------
->>> from dpverify.audit.controls import KRR
->>> m = KRR(3, 1.0)
->>> m.name, m.claim, m.relation.candidates(0)[:2]
-('KRR(k=3, epsilon=1.0)', PureDP(epsilon=1.0), [(array(1.), array(0.)), (array(1.), array(2.))])
+>>> from dpverify.audit.controls import LaplaceMechanism
+>>> m = LaplaceMechanism(0.5)
+>>> m.name, m.claim
+('LaplaceMechanism(epsilon=0.5, sensitivity=1.0, scale_factor=1.0)', PureDP(epsilon=0.5))
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ an exact sum (Sterbenz) that lands on the coarse grid 2⁻⁵³ℤ.  The event "
 2⁻⁵³ℤ" has positive probability under D and probability 0 under D′: the privacy loss is
 unbounded whatever ε is claimed.
 
-The three releases are :class:`~dpverify.mechanisms.Mechanism` instances over real scalars
-(``relation``: |d − d′| ≤ Δ), each claiming ε-DP.  :class:`OffGrid` is that event as an auditor statistic.
+The textbook release and the library's float and safe releases (``LibraryLaplace``,
+``SafeLaplace``: the primitives room's code, so in :mod:`dpverify.selftest.controls`) are
+:class:`~dpverify.mechanisms.Mechanism` instances over real scalars (``relation``: |d − d′| ≤ Δ)
+sharing :class:`ScalarRelease`, each claiming ε-DP.  :class:`OffGrid` is that event as an auditor statistic.
 
 The same holds for any f(D) + (floating Laplace noise), e.g. numpy's ``Generator.laplace``.
 The safe alternative, :func:`dpverify.primitives.additive.safe_laplace_mechanism`, releases on a
@@ -26,7 +28,7 @@ from dpverify.audit.controls.base import Control
 from dpverify.mechanisms.relations import Neighbours
 from dpverify.validation import check_epsilon, check_real
 
-__all__ = ["LibraryLaplace", "OffGrid", "SafeLaplace", "ScalarRelease", "TextbookLaplace", "fp_attack_statistic"]
+__all__ = ["OffGrid", "ScalarRelease", "TextbookLaplace", "fp_attack_statistic"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class ScalarRelease(Control):
 
     Example
     -------
-    >>> TextbookLaplace(0.5, sensitivity=2.0).relation.bound, LibraryLaplace(1.0).claim
+    >>> TextbookLaplace(0.5, sensitivity=2.0).relation.bound, TextbookLaplace(1.0).claim
     (2.0, PureDP(epsilon=1.0))
     """
 
@@ -68,45 +70,6 @@ class TextbookLaplace(ScalarRelease):
         r = rng.random(n) - 0.5
         r = np.where(r == -0.5, np.nextafter(-0.5, 0.0), r)  # keep ln finite
         return float(data) + (-b * np.sign(r) * np.log1p(-2.0 * np.abs(r)))
-
-
-@dataclass(frozen=True)
-class LibraryLaplace(ScalarRelease):
-    """The library's float release :func:`~dpverify.primitives.additive.laplace_mechanism` (numpy's Laplace).
-
-    Example
-    -------
-    >>> LibraryLaplace(1.0)(0.0, np.random.default_rng(0), 4).shape
-    (4,)
-    """
-
-    def __call__(self, data, rng, n):
-        from dpverify.primitives.additive import laplace_mechanism
-
-        return laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n)
-
-
-@dataclass(frozen=True)
-class SafeLaplace(ScalarRelease):
-    """The library's safe release :func:`~dpverify.primitives.additive.safe_laplace_mechanism` as an auditable mechanism.
-
-    Example
-    -------
-    >>> out = SafeLaplace(1.0)(0.0, np.random.default_rng(0), 4)
-    >>> bool(np.all(out / 2.0**-10 == np.round(out / 2.0**-10)))   # outputs on the 2^-10 grid
-    True
-    """
-
-    grid: float = 2.0**-10
-
-    def __post_init__(self):
-        super().__post_init__()
-        check_real(self.grid, "grid", positive=True)
-
-    def __call__(self, data, rng, n):
-        from dpverify.primitives.additive import safe_laplace_mechanism
-
-        return safe_laplace_mechanism(float(data), self.sensitivity, self.epsilon, rng, size=n, grid=self.grid)
 
 
 @dataclass(frozen=True)

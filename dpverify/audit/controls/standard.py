@@ -1,16 +1,16 @@
 """Mechanisms in the auditor's calling convention ``mechanism(data, rng, n)``: controls and bugs.
 
 Controls (correct, must never be refuted): :class:`LaplaceMechanism`,
-:class:`GeometricMechanism`, :class:`ExponentialMechanism` (factor 2), :class:`KRR`,
 :class:`NoisyMax` returning the index, :class:`SparseVector` (Lyu et al. 2017, Alg. 1),
-:class:`HistogramLaplace` with the sensitivity of the neighbouring relation audited,
-(the continual room's FDA release is audited by the selftest room's :class:`~dpverify.selftest.controls.FDARelease`).
+:class:`HistogramLaplace` with the sensitivity of the neighbouring relation audited (the
+geometric, exponential (factor 2) and k-RR controls and the continual room's FDA release sample
+through the rooms' code and live in the selftest room, :mod:`dpverify.selftest.controls`).
 
 Known bugs (must be refuted):
 - ``LaplaceMechanism(scale_factor=0.5)`` — noise at half the needed scale (true ε doubled);
 - ``HistogramLaplace(sensitivity=1)`` audited with replace-one neighbours — the sensitivity of
   the add/remove relation used under substitution (true ℓ1 sensitivity 2);
-- ``ExponentialMechanism(factor=1)`` — exp(ε q/Δq) without the 2 on non-monotone scores;
+- ``ExponentialMechanism(factor=1)`` (selftest room) — exp(ε q/Δq) without the 2 on non-monotone scores;
 - ``NoisyMax(returns="value")`` — report-noisy-max that publishes the noisy maximum itself
   (Ding et al., CCS 2018, "NoisyMax with value"; both Laplace and exponential noise);
 - ``SparseVector(variant="no_query_noise")`` — Lyu et al. Alg. 5 (Stoddard et al.): no noise on
@@ -36,7 +36,7 @@ from dpverify.mechanisms.privacy import DeltaCurve
 from dpverify.mechanisms.relations import Neighbours, Pairs
 from dpverify.validation import check_epsilon, check_positive_int, check_real
 
-__all__ = ["ExponentialMechanism", "FiniteMechanism", "GeometricMechanism", "HockeyStick", "KRR", "LaplaceMechanism"]
+__all__ = ["FiniteMechanism", "HockeyStick", "LaplaceMechanism"]
 
 
 @dataclass(frozen=True)
@@ -142,96 +142,3 @@ class HockeyStick:
         return float(max(np.maximum(P[i] - e * P[j], 0.0).sum() for i in range(len(P)) for j in range(len(P)) if i != j))
 
 
-@dataclass(frozen=True)
-class GeometricMechanism(Control):
-    """Integer f(D) + two-sided geometric noise, P(k) ∝ exp(−ε|k|/(scale_factor·Δ)).
-
-    Example
-    -------
-    >>> GeometricMechanism(1.0)(3, np.random.default_rng(0), 4).dtype.kind   # integer outputs
-    'i'
-    """
-
-    epsilon: float
-    sensitivity: int = 1
-    scale_factor: float = 1.0
-
-    def __post_init__(self):
-        check_epsilon(self.epsilon)
-        check_positive_int(self.sensitivity, "sensitivity")
-        check_real(self.scale_factor, "scale_factor", positive=True)
-
-    @property
-    def relation(self) -> Neighbours:
-        """Integer answers differing by at most the sensitivity."""
-        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, integer=True,
-                          description=f"|d - d'| <= {self.sensitivity}, integers")
-
-    def __call__(self, data, rng, n):
-        from dpverify.primitives.sampling import discrete_laplace
-
-        return int(data) + discrete_laplace(self.scale_factor * self.sensitivity / self.epsilon, n, rng)
-
-
-@dataclass(frozen=True)
-class ExponentialMechanism(Control):
-    """Output index φ with probability ∝ exp(ε q_φ / (factor·Δq)); ``data`` is the score vector.
-
-    Example
-    -------
-    >>> out = ExponentialMechanism(1.0)(np.array([0.0, 1.0, 5.0]), np.random.default_rng(0), 6)
-    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
-    ((6,), True)
-    """
-
-    epsilon: float
-    sensitivity: float = 1.0
-    factor: float = 2.0
-    k: int = field(default=3, repr=False)
-
-    def __post_init__(self):
-        check_epsilon(self.epsilon)
-        check_real(self.sensitivity, "sensitivity", positive=True)
-        check_real(self.factor, "factor", positive=True)
-
-    @property
-    def relation(self) -> Neighbours:
-        """Score vectors (``k`` candidates) whose scores differ by at most the sensitivity."""
-        return Neighbours(shape=(self.k,), kind="linf", bound=self.sensitivity,
-                          description=f"|q - q'|_inf <= {self.sensitivity:g}")
-
-    def __call__(self, data, rng, n):
-        from dpverify.primitives.exponential import exponential_probabilities
-
-        p = exponential_probabilities(data, self.sensitivity, self.epsilon, factor=self.factor)
-        return np.searchsorted(np.cumsum(p)[:-1], rng.random(n), side="right").astype(np.int64)
-
-
-@dataclass(frozen=True)
-class KRR(Control):
-    """k-ary randomized response of the single value ``data`` ∈ {0..k−1}.
-
-    Example
-    -------
-    >>> out = KRR(3, 1.0)(0, np.random.default_rng(0), 6)
-    >>> out.shape, bool(np.isin(out, [0, 1, 2]).all())
-    ((6,), True)
-    """
-
-    k: int
-    epsilon: float
-
-    def __post_init__(self):
-        check_positive_int(self.k, "k")
-        check_epsilon(self.epsilon)
-
-    @property
-    def relation(self) -> Neighbours:
-        """Local: any two values in 0..k−1."""
-        return Neighbours(shape=(), kind="replace", low=0, high=self.k - 1, integer=True,
-                          description=f"local: any two inputs in 0..{self.k - 1}")
-
-    def __call__(self, data, rng, n):
-        from dpverify.primitives.randomized_response import randomized_response
-
-        return randomized_response(np.full(n, int(data)), self.k, self.epsilon, rng)

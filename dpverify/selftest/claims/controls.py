@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from dpverify.audit import PatternCode
 from dpverify.audit.controls import (
-    KRR,
     BinDifference,
-    ExponentialMechanism,
-    GeometricMechanism,
     HistogramLaplace,
     LaplaceMechanism,
     NoisyMax,
@@ -20,7 +17,7 @@ from dpverify.audit.controls import (
     SuffixSum,
 )
 from dpverify.claims import Outcome, Source, claim
-from dpverify.selftest.controls import FDARelease
+from dpverify.selftest.controls import KRR, ExponentialMechanism, FDARelease, GeometricMechanism
 from dpverify.selftest.audits import CONF_CONTROL, DEF, EXP, LAP, NMAX_D, NMAX_DP, SVT_D, SVT_DP, audited
 
 #: name -> (statement, source, make() -> (mechanism, d, d', ε, samples, auditor keywords))

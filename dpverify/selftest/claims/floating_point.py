@@ -9,7 +9,8 @@ must survive the same attack.  The attack statistic is the auditor's
 
 from __future__ import annotations
 
-from dpverify.audit.controls import LibraryLaplace, SafeLaplace, TextbookLaplace, fp_attack_statistic
+from dpverify.audit.controls import TextbookLaplace, fp_attack_statistic
+from dpverify.selftest.controls import LibraryLaplace, SafeLaplace
 from dpverify.claims import Outcome, claim
 from dpverify.selftest.audits import FP, audited
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dpverify.audit import PatternCode
 from dpverify.audit.controls import (
     BinDifference,
-    ExponentialMechanism,
     HistogramLaplace,
     LaplaceMechanism,
     NoisyMax,
     SparseVector,
 )
 from dpverify.claims import Outcome, claim
+from dpverify.selftest.controls import ExponentialMechanism
 from dpverify.selftest.audits import DEF, EXP, LAP, NMAX_D, NMAX_DP, SVT_D, SVT_DP, audited
 
 #: name -> (statement, source, make() -> (mechanism, d, d', ε, samples, auditor keywords))

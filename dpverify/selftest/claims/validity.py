@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from dpverify.audit import clopper_pearson_upper, epsilon_lower_bound, max_privacy_loss, privacy_curve
-from dpverify.audit.controls import KRR, ExponentialMechanism, GeometricMechanism, LaplaceMechanism
+from dpverify.audit.controls import LaplaceMechanism
+from dpverify.selftest.controls import KRR, ExponentialMechanism, GeometricMechanism
 from dpverify.claims import Outcome, Verdict, claim
 from dpverify.selftest.audits import DEF
 
