@@ -62,10 +62,11 @@ def progress(label: str, total: float | None = None, *, stream: TextIO | None | 
     t0 = time.monotonic()
     if getattr(stream, "isatty", lambda: False)():
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        cols = [TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn() if total else TextColumn(""),
-                TextColumn("{task.description}"), TimeElapsedColumn()]
+        cols = [TextColumn(escape(label), style="bold"), BarColumn(), MofNCompleteColumn() if total else TextColumn(""),
+                TextColumn("{task.description}", markup=False), TimeElapsedColumn()]
         with Progress(*cols, console=Console(file=stream), transient=True) as bar:
             task = bar.add_task("", total=total)
 

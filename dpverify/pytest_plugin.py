@@ -25,7 +25,10 @@ claims file that also matches pytest's ``python_files``
 (e.g. ``test_x_claims.py``) is an ordinary test module and left to pytest; a
 matching file is imported only if its text mentions ``dpverify`` and
 ``claim``, and it yields the claims its import registers (a helper module
-that registers claims only when a function of it is called yields none).
+that registers claims only when a function of it is called yields none).  A file named on
+the command line is collected once (pytest would otherwise collect it as a test module too).
+A claim defined wrongly (an id without a room prefix, an unknown method, ...) is a collection
+error of one line, ``FILE:LINE: message`` naming the id, without a traceback.
 
 The module imports nothing but pytest and the standard library until a claims
 file is collected, so an installed dpverify costs other projects' test runs
@@ -107,31 +110,45 @@ def _load(path: Any) -> dict:
         return load_baseline(path)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    except RecursionError:
+        raise pytest.UsageError(f"baseline {str(path)!r} is nested too deeply to be a dpverify baseline") from None
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+def _is_claims_file(file_path: Path, config: pytest.Config) -> bool:
+    """Whether this plugin collects the file (see the module's docstring: "Which files")."""
     if file_path.suffix != ".py":
-        return None
+        return False
     name = file_path.name
-    config = parent.config
     patterns = config.getini("dpverify_claims_files")
     if patterns:
         if not any(fnmatch.fnmatch(name, p) for p in patterns):
-            return None
+            return False
     else:
         from dpverify.rooms import is_claims_file  # the standard library only
 
         if not is_claims_file(file_path):
-            return None
+            return False
     if any(fnmatch.fnmatch(name, p) for p in config.getini("python_files")):
-        return None  # an ordinary test module: pytest's own collector has it
+        return False  # an ordinary test module: pytest's own collector has it
     try:
         text = file_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return None
-    if "dpverify" not in text or "claim" not in text:
+        return False
+    return "dpverify" in text and "claim" in text
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    # A file named on the command line is also collected by pytest's python plugin, which
+    # asks pytest_pycollect_makemodule (below) for its module: collected once, there.
+    if parent.session.isinitpath(file_path) or not _is_claims_file(file_path, parent.config):
         return None
     return ClaimsFile.from_parent(parent, path=file_path)
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent):
+    if parent.session.isinitpath(module_path) and _is_claims_file(module_path, parent.config):
+        return ClaimsFile.from_parent(parent, path=module_path)
+    return None
 
 
 class ClaimsFile(pytest.Module):
@@ -141,7 +158,15 @@ class ClaimsFile(pytest.Module):
         from dpverify.claims.store import registered_since, snapshot
 
         before = snapshot()
-        mod = self.obj  # the import (pytest's import mode, sys.path and error reporting)
+        try:
+            mod = self.obj  # the import (pytest's import mode, sys.path and error reporting)
+        except (ValueError, TypeError) as exc:  # a claim defined wrongly: one line FILE:LINE: message
+            from dpverify.claims.sources import authoring_error
+
+            one_line = authoring_error(exc)
+            if one_line is None:
+                raise
+            raise self.CollectError(one_line) from None
         files = {str(Path(mod.__file__).resolve())} if getattr(mod, "__file__", None) else set()
         for c in registered_since(before, files):
             yield ClaimItem.from_parent(self, name=c.id, claim=c, thorough=False)

@@ -50,6 +50,7 @@ __all__ = [
     "check_bool",
     "WORK_BUDGET_DRAWS",
     "check_work",
+    "check_elements",
 ]
 
 # the memory and work budgets live in dpverify.budget; they are checked through this module
@@ -185,8 +186,8 @@ def check_confidence(c: Any, name: str = "confidence") -> float:
     0.95
     """
     v = check_real(c, name)
-    if not 0 < v < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {_show(c)}")
+    if not 0 < v < 1 or not 1.0 - v < 1.0:  # α = 1 − confidence must be below 1 in floats too
+        raise ValueError(f"{name} must be in (0, 1) with 1 - {name} < 1, got {_show(c)}")
     return v
 
 
@@ -226,6 +227,28 @@ def check_nonneg_int(n: Any, name: str, *, maximum: int | None = None) -> int:
     return v
 
 
+def check_elements(arr: Any, name: str, *, itemsize: int = 8) -> None:
+    """Refuse an array whose copy would not fit the memory budget, counting its *logical* size.
+
+    A zero-stride view (``np.broadcast_to(1, (1_500_000_000,))``) costs no memory itself, but
+    every copy or elementwise result has its full logical size: the budget counts ``arr.size``
+    elements of ``itemsize`` bytes (float64 by default), so such a view is refused by name before
+    any copy is attempted.
+
+    Example
+    -------
+    >>> check_elements(np.broadcast_to(1.0, (1000,)), "pi")
+    >>> try:
+    ...     check_elements(np.broadcast_to(1.0, (1_500_000_000,)), "pi")
+    ... except ValueError as e:
+    ...     print(str(e).split(":")[0])
+    pi with 1500000000 entries is too large
+    """
+    size = int(getattr(arr, "size", 0) or 0)
+    if size * itemsize > 2**20:  # small arrays: nothing to check
+        check_budget(size * itemsize, f"{name} with {size} entries")
+
+
 def _real_array(x: Any, name: str) -> np.ndarray:
     """A float64 copy of array-like numeric ``x``; bool, complex, string and ragged input refused."""
     if isinstance(x, (str, bytes)):
@@ -234,6 +257,7 @@ def _real_array(x: Any, name: str) -> np.ndarray:
         raw = np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}: {exc}") from None
+    check_elements(raw, name)
     kind = raw.dtype.kind
     if kind == "b":
         raise TypeError(f"{name} must be numeric, got a bool array")
@@ -306,8 +330,12 @@ def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -
     return arr
 
 
-def check_row_stochastic(P: Any, name: str = "P", *, atol: float = 1e-9) -> np.ndarray:
-    """A 2-d matrix with non-negative entries whose rows each sum to 1.
+def check_row_stochastic(P: Any, name: str = "P", *, atol: Any = None) -> np.ndarray:
+    """A 2-d non-negative matrix whose rows' float sums are within m·2⁻⁵¹ of 1 (m entries), returned as given.
+
+    The exact LDP decision takes the entries as the exact rationals they are, so a deviation is decided on, not
+    hidden.  With ``atol``, rows within max(atol, m·2⁻⁵¹) are accepted and those off by more than m·2⁻⁵¹ divided
+    by their sum (float32 rows likewise): the matrix returned and decided is then the renormalised one.
 
     >>> check_row_stochastic([[0.75, 0.25], [1, 0]]).tolist()
     [[0.75, 0.25], [1.0, 0.0]]
@@ -318,14 +346,15 @@ def check_row_stochastic(P: Any, name: str = "P", *, atol: float = 1e-9) -> np.n
     if (arr < 0).any():
         idx = tuple(int(i) for i in np.argwhere(arr < 0)[0])
         raise ValueError(f"{name} must be non-negative, got {_show(arr[idx])} at index {idx}")
+    rounding = arr.shape[1] * 2.0**-51
+    tol = _input_tolerance(P, arr.shape[1], max(rounding, 0.0 if atol is None else check_real(atol, "atol", nonneg=True)))
     sums = arr.sum(axis=1)
-    tol = _input_tolerance(P, arr.shape[1], atol)
-    bad = np.abs(sums - 1.0) > tol
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{name} must be row-stochastic: row {i} sums to {_show(sums[i])}")
-    if tol > atol:
-        arr = arr / sums[:, None]
+    dev = np.abs(sums - 1.0)
+    if (dev > tol).any():
+        i = int(np.argmax(dev > tol))
+        how = " (m·2^-51; pass atol to accept and renormalise)" if tol == rounding else ""
+        raise ValueError(f"{name} must be row-stochastic: row {i} sums to {_show(sums[i])}, not within {tol:.4g} of 1{how}")
+    arr[dev > rounding] /= sums[dev > rounding, None]
     return arr
 
 
@@ -341,9 +370,11 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
     if isinstance(counts, (str, bytes)):
         raise TypeError(f"{name} must be an array of counts, got {type(counts).__name__}")
     try:
-        arr = np.array(counts, copy=True)
+        arr = np.asarray(counts)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be an array of counts: {exc}") from None
+    check_elements(arr, name)
+    arr = np.array(arr, copy=True)
     if arr.dtype == object and arr.ndim == 1:
         vals = arr.tolist()
         if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in vals):

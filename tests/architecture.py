@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dpverify"
 ENGINE = ("dpverify.audit", "dpverify.claims", "dpverify.report", "dpverify.mechanisms", "dpverify.cli",
           "dpverify.rooms", "dpverify.declarations", "dpverify.toolkit", "dpverify.pytest_plugin",
-          "dpverify.proofdocs", "dpverify.validation", "dpverify.budget", "dpverify.atomic", "dpverify.progress")
+          "dpverify.proofdocs", "dpverify.validation", "dpverify.budget", "dpverify.atomic", "dpverify.progress",
+          "dpverify.console")
 
 
 def module_name(path: Path, root: Path | None = None) -> str:

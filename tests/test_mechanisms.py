@@ -157,7 +157,8 @@ def test_controls_and_benchmarks_are_mechanisms():
 
 def test_free_text_relation_is_not_iterated_as_pairs():
     """Was: "pairs must hold (d, d_prime) pairs, got '|'"."""
-    f = lambda d, rng, n: float(d) + rng.laplace(0.0, 1.0, n)  # noqa: E731
+    # two-sided geometric, (ln 2.5)-DP and integer-valued (a float Laplace is refuted by its float artefacts)
+    f = lambda d, rng, n: float(d) + rng.geometric(0.6, n) - rng.geometric(0.6, n)  # noqa: E731
     m = as_mechanism(f, epsilon=1.0, relation="|d-d'|<=1")
     assert str(m.relation) == "|d-d'|<=1" and m.relation.domain == Domain(shape=())
     r = audit(m, epsilon=1.0, samples=2000, rng=0)
@@ -169,7 +170,8 @@ def test_scalar_mechanisms_survive_a_searched_audit(shape):
     """Was: "only 0-dimensional arrays can be converted to Python scalars" (TextbookLaplace, the scalar adapters)."""
     from dpverify.audit.controls import TextbookLaplace
 
-    r = audit(TextbookLaplace(1.0), epsilon=1.0, pairs=Neighbours(shape=shape, kind="l1"), samples=2000, rng=0)
+    r = audit(TextbookLaplace(1.0), epsilon=1.0, pairs=Neighbours(shape=shape, kind="l1", default_domain=True),
+              samples=2000, rng=0)
     assert r.epsilon >= 0.0
 
 
@@ -179,7 +181,7 @@ def test_scalar_adapters_survive_a_searched_audit():
     from dpverify.audit.adapters import from_diffprivlib, from_opendp
 
     for m in (from_opendp("laplace", scale=1.0), from_diffprivlib("Laplace", epsilon=1.0, sensitivity=1.0)):
-        r = audit(m, epsilon=1.0, pairs=Neighbours(shape=(1,), kind="l1"), samples=2000, rng=0)
+        r = audit(m, epsilon=1.0, pairs=Neighbours(shape=(1,), kind="l1", low=-5, high=5), samples=2000, rng=0)
         assert r.epsilon >= 0.0
 
 
@@ -289,7 +291,12 @@ def test_neighbours_candidates_stay_in_the_domain(shape, kind, bounds, integer, 
             Neighbours(shape=shape, kind=kind)
         return
     low, high = bounds if bounds else (None, None)
-    rel = Neighbours(shape=shape, kind=kind, bound=bound, low=low, high=high, integer=integer)
+    if integer and bound < 1 and kind in ("linf", "l1"):  # integers differ by at least 1: no pair at all
+        with pytest.raises(ValueError, match="admits no pair of integer entries"):
+            Neighbours(shape=shape, kind=kind, bound=bound, integer=integer)
+        return
+    rel = Neighbours(shape=shape, kind=kind, bound=bound, low=low, high=high, integer=integer,
+                     default_domain=bounds is None)  # issue 26: no bounds, no search unless accepted
     pairs = rel.candidates(RNG(seed))
     assert pairs
     for a, b in pairs:

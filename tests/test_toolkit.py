@@ -118,11 +118,11 @@ def test_simulate_against_three_tests():
     assert simulate_against(coin, 0.3, n=50_000, rng=0).evidence["test"] == "exact two-sided binomial"
     assert simulate_against(coin, 0.31, n=50_000, rng=0).verdict is Verdict.REFUTED
     unif = lambda rng, n: rng.random(n)  # noqa: E731
-    out = simulate_against(unif, 0.5, n=20_000, bounds=(0, 1), rng=0)
+    out = simulate_against(unif, 0.5, n=20_000, bounds=(0, 1), detect=0.05, rng=0)
     assert out.verdict is Verdict.HOLDS and out.evidence["test"] == "Hoeffding (exact)"
     assert simulate_against(unif, 0.55, n=20_000, bounds=(0, 1), rng=0).verdict is Verdict.REFUTED
     lap2 = lambda rng, n: rng.laplace(0.0, 1.0, n) ** 2  # E[Lap(1)²] = 2  # noqa: E731
-    out = simulate_against(lap2, 2.0, n=100_000, rng=0)
+    out = simulate_against(lap2, 2.0, n=100_000, detect=0.15, rng=0)
     assert out.verdict is Verdict.HOLDS and "asymptotic" in out.evidence["test"]
     assert simulate_against(lap2, 1.0, n=100_000, rng=0).verdict is Verdict.REFUTED
 

@@ -8,10 +8,11 @@ whose modules sit here (``api``: :func:`audit`; ``statistical``: :func:`epsilon_
 ``intervals``, ``curves``, ``renyi``, ``report``, ``result``, ``dask_backend``).
 """
 
-from dpverify.audit.exact import (DEFINITIONS, LDPResult, check_ldp, hockey_stick, ldp, ldp_delta_curve, ldp_epsilon,
-                                  max_privacy_loss, privacy_curve)
+from dpverify.audit.exact import (DEFINITIONS, LDPResult, check_ldp, hockey_stick, hockey_stick_bound,
+                                  hockey_stick_holds, ldp, ldp_delta_curve, ldp_epsilon, max_privacy_loss,
+                                  privacy_curve)
 
-__all__ = ["hockey_stick", "max_privacy_loss", "privacy_curve"]
+__all__ = ["hockey_stick", "hockey_stick_bound", "hockey_stick_holds", "max_privacy_loss", "privacy_curve"]
 
 __all__ += ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 

@@ -46,6 +46,7 @@ from dpverify.validation import check_confidence, check_delta, check_epsilon, ch
 from dpverify.audit.plan import make_plan
 from dpverify.audit.report import AuditReport
 from dpverify.audit.stages import AuditRun
+from dpverify.claims.model import note_sampling
 from dpverify.mechanisms.convert import audited
 from dpverify.proofdocs import proven
 
@@ -77,9 +78,13 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     statistic : "auto", "classifier", "pattern", "offgrid", or a callable outputs → (n,) numbers
     progress : optional callback ``progress(done, total)``
     force : allow more than 10^10 samples
-    stop_early : stop at the first test that refutes the claim (default); False spends the whole
-        budget on one final test at the whole level (no quick check, no early stages), for the
-        strongest bound (benchmarks)
+    stop_early : stop at the first test that refutes the claim (default): the verdict is then settled,
+        but the bound comes from that test's draws alone (the quick check's are 1 % of the budget) and
+        can sit far below what the budget would show — the report says so (``early_stop``,
+        ``stop_reason``).  False spends the whole budget on one final test at the whole level (no
+        quick check, no early stages), for the strongest bound (the CLI's ``--full``).  Measured on
+        the planted bugs of ``tests/audit/test_audit_output.py`` (true ε 2), seeds 0–9, 10^5 draws:
+        clipped sum 1.69 by default, 1.97 with False; Gumbel-max 1.32 and 1.71 (its pairs' exact ε 1.76)
     executor : optional ``concurrent.futures``-style executor (``submit`` returning futures: a process
         pool, a dask Client) that runs the screening jobs (one pair and round each) and the final
         audit's chunks of draws; the mechanism and statistic must then pickle.  Every job and chunk has
@@ -87,7 +92,9 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
 
     Returns
     -------
-    AuditReport with ``.epsilon`` (the lower bound), ``.pair``, ``.event``, ``.samples_used``, ``.verdict``.
+    AuditReport with ``.epsilon`` (the lower bound), ``.pair``, ``.event`` (``.event_text`` in words),
+    ``.samples_used``, ``.verdict``, ``.stop_reason`` and ``.early_stop``, ``.candidates`` (every pair with
+    its screening score) and ``.domain``; ``.to_json()`` carries all of it.
 
     Example
     -------
@@ -97,11 +104,13 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     (True, 'refuted')
     """
     t_start = time.monotonic()
+    note_sampling("audit")  # a claim that calls audit() rests on sampling: the claims engine records it
     claimed, delta, samples, conf = _checked(mechanism, epsilon=epsilon, delta=delta, samples=samples,
                                              confidence=confidence, statistic=statistic, force=force,
                                              executor=executor)
     mechanism = audited(mechanism, epsilon=claimed, delta=delta)  # one protocol for every entry point
-    plan = make_plan(mechanism, pairs, samples=samples, rng=rng, statistic=statistic, stop_early=stop_early)
+    plan = make_plan(mechanism, pairs, samples=samples, rng=rng, statistic=statistic, stop_early=stop_early,
+                     alpha=1.0 - conf, delta=delta)
     run = AuditRun(mechanism, plan, claimed=claimed, delta=delta, alpha=1.0 - conf, statistic=statistic,
                    stop_early=stop_early, executor=executor, progress=progress)
     best, stopped = run.screen()
@@ -114,7 +123,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     return AuditReport.from_stages(run.stages, pair=plan.pairs[p_best], claimed=claimed, delta=delta,
                                    confidence=conf, samples=samples, samples_used=used, seed=plan.seed,
                                    entropy=plan.entropy, seconds=time.monotonic() - t_start,
-                                   screened=tuple(run.screened), pairs=plan.pairs)
+                                   screened=tuple(run.screened), pairs=plan.pairs, stop_reason=run.stop_reason,
+                                   early_stop=run.early_stop, domain=getattr(plan, "domain", None))
 
 
 def _checked(mechanism, *, epsilon, delta, samples, confidence, statistic, force, executor):

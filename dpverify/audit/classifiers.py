@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from dpverify.audit.white_box import LogLikelihoodRatio  # re-exported: it lived here before issue 26
+
 __all__ = ["FeatureMap", "LogLikelihoodRatio", "fit_score", "sparse_logistic"]
 
 _MAX_FLAGS = 4
@@ -347,36 +349,3 @@ def _independent(z: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         low[k, :k], low[k, k] = c, math.sqrt(r2)
         kept.append(j)
     return np.asarray(kept, dtype=np.int64)
-
-
-@dataclass(frozen=True, eq=False)
-class LogLikelihoodRatio:
-    """The white-box statistic T(o) = log p_D(o) − log p_D'(o), from ``mechanism.log_density``.
-
-    By the Neyman–Pearson lemma its level sets are the most powerful events, so the
-    auditor's threshold search on T approaches the true ε of the pair.  Values are rounded
-    to 1e-9 so that rounding noise in the densities does not act as a side channel.
-
-    Example
-    -------
-    >>> class Lap:
-    ...     def log_density(self, data, outputs):
-    ...         return -np.abs(np.asarray(outputs) - data)
-    >>> LogLikelihoodRatio(Lap(), 0.0, 1.0)(np.array([-5.0, 5.0])).tolist()
-    [1.0, -1.0]
-    """
-
-    mechanism: Any
-    d: Any
-    d_prime: Any
-
-    def __call__(self, outputs) -> np.ndarray:
-        a = np.asarray(self.mechanism.log_density(self.d, outputs), dtype=float)
-        b = np.asarray(self.mechanism.log_density(self.d_prime, outputs), dtype=float)
-        with np.errstate(invalid="ignore"):
-            t = a - b
-        # both −∞: the output is impossible under both (never drawn); +∞/−∞ kept as extreme scores
-        t = np.where(np.isnan(t), 0.0, t)
-        # rounded to 1e-9: the last bits of a density evaluation carry the floating-point
-        # artefacts of the sampler (Mironov 2012), which the "offgrid" statistic audits on purpose
-        return np.round(np.clip(t, -1e300, 1e300), 9)

@@ -1,41 +1,32 @@
-"""``dpverify audit MODULE:NAME (--epsilon E | --zcdp RHO) [--d D --d-prime D' | --search KIND --shape S] --samples N``.
+"""``dpverify audit MODULE:NAME [--epsilon E | --zcdp RHO] [--d D --d-prime D' | --search KIND --shape S
+--low L --high H | --search MODULE:RELATION] --samples N [--full]``.
 
 Thin: load the mechanism (a function, a factory or a class, from the current directory too), parse,
 call :func:`dpverify.audit.audit`, print.  The pairs audited are ``--d``/``--d-prime``, the
-candidates of ``--search``, or — when neither is given — the mechanism's own ``relation`` object
-(a :class:`~dpverify.mechanisms.Mechanism` carries one).  Exit status 0 when the claim is not
+candidates of ``--search`` over the domain of the mechanism's inputs, or — when neither is given —
+the mechanism's own ``relation`` object (:mod:`dpverify.audit.cli_inputs`: a search never invents a
+domain; ``--default-domain`` accepts the default [−10, 10] and the output says so).  Without
+``--epsilon``/``--zcdp`` the claim is the one the mechanism states.  ``--full`` spends the whole
+budget on the final test (no early stop: the strongest bound).  Exit status 0 when the claim is not
 refuted (verdict ``inconclusive``), 1 when it is refuted, 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
 import inspect
 import json
-import os
 import sys
 
+from rich.markup import escape
+
+from dpverify.audit.cli_inputs import audit_pairs, resolve, stated_claim
+from dpverify.mechanisms.relations import KINDS
+
 _STATISTICS = ("auto", "classifier", "pattern", "offgrid")
-_RELATIONS = ("linf", "l1", "add_remove", "replace")
-
-
-def _resolve(spec: str, flag: str):
-    if ":" not in spec:
-        raise ValueError(f"{flag} must be MODULE:NAME, got {spec!r}")
-    mod_name, attr = spec.split(":", 1)
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # user modules in the current directory
-    try:
-        obj = importlib.import_module(mod_name)
-    except ImportError as exc:
-        raise ValueError(f"{flag}: cannot import module {mod_name!r}: {exc}") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"{flag}: {mod_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    return obj
+_SIGNATURE = ("a mechanism is `mechanism(data, rng, n)` — the input, a numpy Generator and the number of draws, "
+              "returning n outputs — or an object with .sample(data, rng, n); a factory or class is built with "
+              "--param KEY=VALUE")
 
 
 def _value(text: str):
@@ -85,11 +76,12 @@ def load_mechanism(spec: str, params: dict):
     >>> load_mechanism("dpverify.audit.suite:SVT1", {"epsilon": 0.5}).epsilon
     0.5
     """
-    obj = _resolve(spec, "MECHANISM")
+    obj = resolve(spec, "MECHANISM")
     if _is_mechanism(obj) and not params:
         return obj
     if not callable(obj):
         raise ValueError(f"MECHANISM: {spec!r} is not a callable mechanism(data, rng, n), a factory or a class")
+    _wrong_signature(spec, obj, params)
     try:
         built = obj(**params)
     except TypeError as exc:
@@ -98,6 +90,19 @@ def load_mechanism(spec: str, params: dict):
         raise ValueError(f"MECHANISM: {spec!r} built with --param gives {type(built).__name__}, "
                          "not a mechanism (a callable mechanism(data, rng, n) or an object with .sample)")
     return built
+
+
+def _wrong_signature(spec: str, obj, given: dict) -> None:
+    """One line when ``obj`` is a function meant as a mechanism with the wrong signature (it takes a
+    generator, or needs positional arguments that ``--param`` does not give), not a factory."""
+    if isinstance(obj, type) or not inspect.isfunction(obj):
+        return
+    params = inspect.signature(obj).parameters.values()
+    takes_rng = any(p.name in ("rng", "random_state", "generator", "prng") for p in params)
+    missing = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               and p.default is p.empty and p.name not in given]
+    if takes_rng or missing:
+        raise ValueError(f"MECHANISM: {spec} is {obj.__name__}{inspect.signature(obj)}: {_SIGNATURE}")
 
 
 def load_statistic(spec: str | None):
@@ -114,7 +119,7 @@ def load_statistic(spec: str | None):
         return spec or "auto"
     if ":" not in spec:
         raise ValueError(f"unknown --statistic {spec!r}; valid: {', '.join(_STATISTICS)} or MODULE:FUNCTION")
-    obj = _resolve(spec, "--statistic")
+    obj = resolve(spec, "--statistic")
     if isinstance(obj, type) or (callable(obj) and _arity(obj) == 0):
         obj = obj()  # a statistic class (PatternCode) or a factory (fp_attack_statistic) with defaults
     elif callable(obj):
@@ -129,53 +134,31 @@ def load_statistic(spec: str | None):
     return obj
 
 
-def _literal(text: str):
-    """A Python/JSON literal (number, list, ...); anything else is passed as the string itself."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
-def _shape(text: str) -> tuple:
-    v = _literal(text)
-    v = (v,) if isinstance(v, int) else v
-    if not isinstance(v, tuple | list) or not v or not all(isinstance(s, int) and s > 0 for s in v):
-        raise ValueError(f"--shape must be positive integers such as 10 or (2,5), got {text!r}")
-    return tuple(v)
-
-
-def _pairs(args: argparse.Namespace, mech):
-    """The pairs to audit: ``--d``/``--d-prime``, a ``--search`` relation, or the mechanism's own relation."""
-    from dpverify.audit.search import Neighbours
-
-    if args.search:
-        if args.search not in _RELATIONS:
-            raise ValueError(f"unknown --search relation {args.search!r}; valid: {', '.join(_RELATIONS)}")
-        if args.d is not None or args.d_prime is not None:
-            raise ValueError("give either --d/--d-prime or --search, not both")
-        return Neighbours(shape=_shape(args.shape or "1"), kind=args.search, bound=args.bound)
-    if args.d is not None and args.d_prime is not None:
-        return [(_literal(args.d), _literal(args.d_prime))]
-    own = getattr(mech, "relation", None)
-    if args.d is None and args.d_prime is None and hasattr(own, "candidates"):
-        return own  # the mechanism carries its relation: audit over its candidates
-    raise ValueError("give the pair (--d and --d-prime) or a relation to search (--search KIND --shape S); "
-                     f"{args.mechanism} carries no relation object (.relation with candidates()) to audit over")
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    from dpverify.progress import progress
-    from dpverify.validation import check_epsilon
-    from dpverify.audit.api import MAX_SAMPLES, audit
-    from dpverify.audit.errors import MechanismError
-    from dpverify.mechanisms.convert import audited
-
+def _claim(args, mech) -> str | None:
+    """Fill ``args.epsilon``/``args.delta`` or ``args.zcdp`` from the mechanism's stated claim when no
+    claim is given; the note that says so (None when the claim was given)."""
     if args.zcdp is not None and args.epsilon is not None:
         raise ValueError("give either --epsilon (an (ε, δ) claim) or --zcdp RHO (a ρ-zCDP claim), not both")
-    if args.zcdp is None and args.epsilon is None:
-        raise ValueError("--epsilon is required (or --zcdp RHO for a ρ-zCDP claim)")
-    claimed = check_epsilon(args.epsilon, "--epsilon") if args.zcdp is None else None
+    if args.zcdp is not None or args.epsilon is not None:
+        args.delta = 0.0 if args.delta is None else args.delta
+        return None
+    stated = stated_claim(mech)
+    if stated is None:
+        raise ValueError(f"--epsilon is required: {args.mechanism} states no claim (give --epsilon E, or --zcdp RHO "
+                         "for a ρ-zCDP claim)")
+    if args.delta is not None:
+        raise ValueError("--delta goes with --epsilon: without --epsilon the claim is the mechanism's own")
+    if stated[0] == "zcdp":
+        args.zcdp, args.delta = stated[1], 0.0
+        return f"claim: ρ = {stated[1]:g} (zCDP), as {args.mechanism} states (no --zcdp given)"
+    args.epsilon, args.delta = stated[1], stated[2]
+    return f"claim: ε = {stated[1]:g}, δ = {stated[2]:g}, as {args.mechanism} states (no --epsilon given)"
+
+
+def _checked(args) -> None:
+    """The budget, level and jobs flags, validated (ValueError naming the flag)."""
+    from dpverify.audit.api import MAX_SAMPLES
+
     if args.samples is None or args.samples < 1000:
         raise ValueError(f"--samples must be an integer >= 1000, got {args.samples}")
     if args.samples > MAX_SAMPLES and not args.force:
@@ -184,17 +167,47 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise ValueError(f"--confidence must lie in (0, 1), got {args.confidence}")
     if not 0 <= args.delta < 1:
         raise ValueError(f"--delta must lie in [0, 1), got {args.delta}")
-    stat = load_statistic(args.statistic)
-    mech = load_mechanism(args.mechanism, _params(args.param))
-    pairs = _pairs(args, mech)
-    if claimed is not None:  # one protocol for every entry point (a zCDP audit states no ε)
-        mech = audited(mech, epsilon=claimed, delta=args.delta)
     if args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from dpverify.validation import check_epsilon
+    from dpverify.audit.search import domain_text
+    from dpverify.mechanisms.convert import audited
+
+    stat = load_statistic(args.statistic)
+    mech = load_mechanism(args.mechanism, _params(args.param))
+    notes = [_claim(args, mech)]
+    claimed = check_epsilon(args.epsilon, "--epsilon") if args.zcdp is None else None
+    _checked(args)
+    pairs = audit_pairs(args, mech)
+    domain = domain_text(pairs)
+    if domain is not None and getattr(pairs, "default_domain", False):  # the default, accepted: said first
+        notes.append(f"domain searched: {domain}")
+    if claimed is not None:  # one protocol for every entry point (a zCDP audit states no ε)
+        mech = audited(mech, epsilon=claimed, delta=args.delta)
+    notes = [n for n in notes if n]
     if args.zcdp is not None:
         if args.jobs > 1:
             raise ValueError("--jobs applies to ε audits; a --zcdp audit runs in-process (drop --jobs)")
-        return _audit_zcdp(args, mech, pairs, stat)
+        if args.full:
+            raise ValueError("--full applies to ε audits (a --zcdp audit has no early stop)")
+        return _audit_zcdp(args, mech, pairs, stat, notes)
+    r = _run(args, mech, pairs, stat, claimed)
+    if r is None:
+        return 2
+    verdict = r.verdict(claimed)
+    _print_audit(args, r, claimed, verdict.value, notes, domain)
+    return 1 if verdict.value == "refuted" else 0
+
+
+def _run(args: argparse.Namespace, mech, pairs, stat, claimed):
+    """The ε audit, with a progress line on stderr; None (after one error line) when the mechanism fails."""
+    from dpverify.progress import progress
+    from dpverify.audit.api import audit
+    from dpverify.audit.errors import MechanismError
+
     pool = None
     if args.jobs > 1:
         import pickle
@@ -217,57 +230,49 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 tick(done - last[0], total=total)
                 last[0] = done
 
-            r = audit(mech, epsilon=claimed, delta=args.delta, pairs=pairs, samples=args.samples,
-                      confidence=args.confidence, rng=args.seed, statistic=stat, progress=report, force=args.force,
-                      executor=pool)
+            return audit(mech, epsilon=claimed, delta=args.delta, pairs=pairs, samples=args.samples,
+                         confidence=args.confidence, rng=args.seed, statistic=stat, progress=report,
+                         force=args.force, executor=pool, stop_early=not args.full)
     except MechanismError as exc:
         print(f"dpverify audit: error: {exc}", file=sys.stderr)
-        return 2
+        return None
     finally:
         if pool is not None:
             pool.shutdown()
-    verdict = r.verdict(claimed)
-    _print_audit(args, r, claimed, verdict.value)
-    return 1 if verdict.value == "refuted" else 0
 
 
-def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str) -> None:
-    """An audit's report on stdout: its JSON (``--json``) or a table."""
+def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str, notes: list, domain) -> None:
+    """An audit's report on stdout (:mod:`dpverify.audit.render`): its JSON (``--json``, with the domain
+    searched and where the claim came from) or the notes and the table; every string escaped."""
     from rich.console import Console
-    from rich.table import Table
+
+    from dpverify.audit.render import audit_json, print_audit
 
     if args.json:
-        json.dump({"mechanism": args.mechanism, "params": _params(args.param), **r.as_dict()}, sys.stdout,
-                  indent=2, ensure_ascii=False)
+        out = audit_json(r, mechanism=args.mechanism, params=_params(args.param))
+        if out.get("domain") is None:
+            out["domain"] = domain
+        out["claim_source"] = "stated by the mechanism" if any(n.startswith("claim:") for n in notes) else "--epsilon"
+        out["notes"] = notes
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
-    else:
-        t = Table(title=f"audit of {args.mechanism} (claimed ε = {claimed:g}, δ = {r.delta:g})")
-        t.add_column("quantity")
-        t.add_column("value", overflow="fold")
-        style = "red" if verdict == "refuted" else "cyan"
-        rows = [("verdict", f"[{style}]{verdict}[/]"), ("ε lower bound", f"{r.epsilon:.6g}"),
-                ("confidence", f"{r.confidence:g}"), ("pair", f"{_literal_text(r.pair[0])} vs {_literal_text(r.pair[1])}"),
-                ("statistic", r.statistic), ("event", r.event.description), ("direction", r.direction),
-                ("count P / Q", f"{r.count_p} / {r.count_q} of {r.trials} / {r.trials_q or r.trials} draws"),
-                ("test", "conditional on the total (Poisson draw counts)" if r.test == "poisson"
-                 else "two Clopper–Pearson bounds"),
-                ("P lower, Q upper", f"{r.p_interval[0]:.6g}, {r.q_interval[1]:.6g}"),
-                ("samples used (per input)", f"{r.samples_used:,} of {r.samples:,}"), ("time", f"{r.seconds:.2f} s")]
-        for k, v in rows:
-            t.add_row(k, v)
-        Console().print(t)
+        return
+    console = Console()
+    for note in notes:
+        console.print(escape(note), soft_wrap=True)
+    print_audit(console, r, claimed=claimed, verdict=verdict, mechanism=args.mechanism)
 
 
-def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat) -> int:
+def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat, notes: list) -> int:
     """``--zcdp RHO``: audit the ρ-zCDP claim on the given pair (or the first candidate of --search)."""
     import time
 
     from rich.console import Console
-    from rich.table import Table
 
     from dpverify.progress import progress
     from dpverify.validation import check_real
     from dpverify.audit.errors import MechanismError
+    from dpverify.audit.render import print_zcdp, zcdp_json
     from dpverify.audit.renyi import audit_zcdp
 
     rho = check_real(args.zcdp, "--zcdp", positive=True)
@@ -282,38 +287,19 @@ def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat) -> int:
     except MechanismError as exc:
         print(f"dpverify audit: error: {exc}", file=sys.stderr)
         return 2
-    from dpverify import __version__
-
-    c = r.curve
     verdict = r.verdict().value
     if args.json:
-        out = {"mechanism": args.mechanism, "params": _params(args.param), "claim": "zcdp", "rho": r.rho,
-               "rho_lb": r.rho_lb, "verdict": verdict, "confidence": c.confidence,
-               "pair": [_jsonable(pair[0]), _jsonable(pair[1])], "epsilons": list(c.epsilons),
-               "delta_lower": list(c.delta_lower), "claimed_delta": list(c.claimed), "refuted_at": list(c.refuted_at),
-               "samples": args.samples, "seconds": time.perf_counter() - t0, "seed": args.seed, "version": __version__}
+        out = zcdp_json(r, pair=pair, samples=args.samples, seconds=time.perf_counter() - t0, seed=args.seed,
+                        mechanism=args.mechanism, params=_params(args.param))
+        out["notes"] = notes
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        t = Table(title=f"zCDP audit of {args.mechanism} (claimed ρ = {rho:g})")
-        for col in ("ε′", "δ lower bound", "claimed δ(ε′)"):
-            t.add_column(col)
-        for e, lo, cl in zip(c.epsilons, c.delta_lower, c.claimed):
-            mark = " [red]refuted[/]" if lo > cl else ""
-            t.add_row(f"{e:.4g}", f"{lo:.4g}", f"{cl:.4g}{mark}")
-        Console().print(t)
-        style = "red" if verdict == "refuted" else "cyan"
-        Console().print(f"verdict: [{style}]{verdict}[/]; ρ ≥ {r.rho_lb:.6g} with confidence {c.confidence:g}; pair "
-                        f"{_literal_text(pair[0])} vs {_literal_text(pair[1])}")
+        console = Console()
+        for note in notes:
+            console.print(escape(note), soft_wrap=True)
+        print_zcdp(console, r, pair=pair, mechanism=args.mechanism)
     return 1 if verdict == "refuted" else 0
-
-
-def _jsonable(x):
-    return x.tolist() if hasattr(x, "tolist") else x
-
-
-def _literal_text(x) -> str:
-    return str(x.tolist()) if hasattr(x, "tolist") else repr(x)
 
 
 def register(subparsers) -> None:
@@ -328,15 +314,27 @@ def register(subparsers) -> None:
                         "pairs are the candidates of the mechanism's own relation (its .relation object)")
     p.add_argument("--d-prime", default=None, dest="d_prime", help="neighbouring input D'")
     p.add_argument("--search", default=None, metavar="RELATION",
-                   help=f"search the pair under a neighbouring relation: {', '.join(_RELATIONS)} (default, without "
-                        "--d/--d-prime: the mechanism's own relation)")
-    p.add_argument("--shape", default=None, help="input shape for --search, e.g. 10 or (2,5)")
+                   help=f"search the pair under a neighbouring relation: {', '.join(KINDS)} over the domain of "
+                        "--low/--high or --values (or the mechanism's own relation's), or MODULE:NAME, a relation "
+                        "object (default, without --d/--d-prime: the mechanism's own relation)")
+    p.add_argument("--shape", default=None,
+                   help="input shape for --search KIND, e.g. 10 or (2,5) (default: the mechanism's own relation's)")
     p.add_argument("--bound", type=float, default=1.0, help="the relation's bound for --search (default 1)")
-    p.add_argument("--epsilon", type=float, default=None, help="claimed ε (required unless --zcdp)")
+    p.add_argument("--low", type=float, default=None, help="the least value of an input entry (for --search KIND)")
+    p.add_argument("--high", type=float, default=None, help="the largest value of an input entry (for --search KIND)")
+    p.add_argument("--integer", action="store_true", help="input entries are integers (for --search KIND)")
+    p.add_argument("--values", default=None, help="the finite set of entry values, e.g. 0,1,2 (for --search KIND)")
+    p.add_argument("--default-domain", action="store_true", dest="default_domain",
+                   help="where no domain is stated, accept any entries and draw random pairs from [-10, 10] "
+                        "(the output says so)")
+    p.add_argument("--full", action="store_true",
+                   help="spend the whole budget on the final test: no early stop, the strongest bound")
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="claimed ε (default: the mechanism's stated claim; required when it states none)")
     p.add_argument("--zcdp", type=float, default=None, metavar="RHO",
                    help="audit a ρ-zCDP claim instead: the δ(ε′) curve it implies, on the pair (or the first "
                         "candidate of --search); prints a lower bound on ρ")
-    p.add_argument("--delta", type=float, default=0.0, help="claimed δ (default 0)")
+    p.add_argument("--delta", type=float, default=None, help="claimed δ (with --epsilon; default 0)")
     p.add_argument("--samples", required=True, type=int, help="draws per input (at most 10^10 without --force)")
     p.add_argument("--force", action="store_true", help="allow more than 10^10 samples")
     p.add_argument("--confidence", type=float, default=0.99, help="1 − α (default 0.99)")

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpverify.audit.words import event_form, event_words, number_text
 from dpverify.validation import check_positive_int
 
 __all__ = ["Event", "PatternCode"]
@@ -124,7 +125,9 @@ class Event:
     >>> from dpverify.audit.controls import LaplaceMechanism
     >>> r = epsilon_lower_bound(LaplaceMechanism(1.0), 0.0, 1.0, samples=20_000, rng=0)
     >>> r.event.kind, r.event.description   # S = {T ≤ t}: small outputs are likelier under d = 0
-    ('le', 'T ≤ 0.0291007')
+    ('le', 'T ≤ 0.029100713336106858')
+    >>> r.event.describe("the released value"), r.event.to_json()["form"]
+    ('the released value is at most 0.029100713336106858', 'at_most')
     """
 
     kind: str
@@ -157,6 +160,28 @@ class Event:
 
     def __str__(self) -> str:
         return self.description
+
+    def to_json(self) -> dict:
+        """The set in machine form: ``form`` is ``"at_most"``/``"above"`` (``threshold``: T ≤ t, T > t),
+        ``"one_of"``/``"none_of"`` (``values``: T is one of them / any value but them), ``"intervals"``
+        (``intervals``: T lies in one of the (lo, hi], ``None`` for ∓∞), ``"everything"`` or ``"nothing"``.
+
+        >>> b = Binner(np.array([0, 1, 2]))
+        >>> make_event("gt", np.array([False, True, True, True]), b).to_json()
+        {'form': 'none_of', 'values': [0], 'description': 'T is not 0'}
+        """
+        return event_form(self)
+
+    def describe(self, subject: str = "T") -> str:
+        """The set in exact words about ``subject`` (what T is: "the released value", "the classifier's
+        score", ...; :func:`dpverify.audit.words.statistic_subject` names the audit's statistics).
+
+        >>> b = Binner(np.arange(-8, 12))
+        >>> m = np.r_[np.arange(-8, 12) % 2 == 0, False]
+        >>> make_event("bins", m, b).describe("the released value")
+        'the released value is an even integer from -8 to 10'
+        """
+        return event_words(self, subject)
 
 
 def _bin_index(t: np.ndarray, edges: np.ndarray, discrete: bool) -> np.ndarray:
@@ -251,14 +276,17 @@ class Binner:
         return np.stack([self.count(t[:h]), self.count(t[h:])])
 
     def describe(self, mask: np.ndarray) -> str:
-        if self.discrete:
-            vals = [str(v) for v, m in zip(self.edges.tolist(), mask[:-1]) if m]
-            shown = ", ".join(vals[:12]) + (", …" if len(vals) > 12 else "")
-            what = "pooled 'other' bin (a pattern outside the pilot's most frequent)" if self.pooled else \
-                "value unseen in selection"
-            other = f" or a {what}" if mask[-1] else ""
-            return f"T ∈ {{{shown}}}{other} ({int(mask.sum())} of {self.nbins} bins)"
-        return f"T in a union of {int(mask.sum())} of {self.nbins} intervals cut at selection quantiles"
+        """The union of the bins ``mask`` marks, in exact words about T (every value named, or runs
+        that name every member; the pooled bin of a categorical statistic said as such).
+
+        >>> Binner(np.array([0, 1, 2, 5])).describe(np.array([True, False, True, False, False]))
+        'T is 0 or 2'
+        """
+        mask = np.asarray(mask, bool)
+        words = event_words(Event("bins", None, self.discrete, self.edges, mask), "T")
+        if self.discrete and self.pooled and mask[-1]:
+            words += " (the pooled 'other' bin: a pattern outside the pilot's most frequent, is in the event)"
+        return words
 
 
 def candidate_events(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
@@ -356,11 +384,9 @@ def make_event(kind: str, mask: np.ndarray, binner: Binner) -> Event:
         return Event("bins", None, binner.discrete, edges, mask, binner.describe(mask))
     j = int(np.argmax(~mask)) - 1 if kind == "le" else int(np.argmax(mask)) - 1
     if binner.discrete:
-        # prefix of sorted values v_0..v_j  <=>  T ≤ v_j ; but unseen values form the last bin,
-        # so represent it as a bin mask (exact membership), described as a threshold
-        t = edges[j]
-        desc = f"T ≤ {t}" if kind == "le" else f"T > {t} (incl. values unseen in selection)"
-        return Event("bins", None, True, edges, mask, desc)
+        # prefix of sorted values v_0..v_j: T is one of them (values unseen in selection form the last
+        # bin, so a suffix holds them too): a bin mask (exact membership), described by its values
+        return Event("bins", None, True, edges, mask, binner.describe(mask))
     t = float(edges[j])
-    desc = f"T ≤ {t:.6g}" if kind == "le" else f"T > {t:.6g}"
+    desc = f"T ≤ {number_text(t)}" if kind == "le" else f"T > {number_text(t)}"
     return Event(kind, t, False, edges, mask, desc)

@@ -6,6 +6,13 @@ The budget is per input: no input is drawn more than ``samples`` times.  Screeni
 then get the rest of their budget for the final audit (planned here as the screening scores'
 yardstick, settled after screening from the draws actually made).
 
+On a finite or integer domain the plan first runs a local search for pairs beyond the relation's
+base candidates (:mod:`dpverify.audit.local_search`) with ``LOCAL_SHARE`` of the budget taken from the
+screening share: its draws, ``2·LOCAL_SHARE·samples`` at most over all inputs (so at most
+``LOCAL_SHARE·samples`` at any one), are in ``drawn_before`` (per distinct input), and the pairs it
+finds join the candidates, which screening scores again on fresh draws.  ``domain`` is the domain
+searched, in words (None for pairs given explicitly).
+
 Every draw of an audit comes from ``SeedSequence(entropy, spawn_key=key)``; the first entry of
 ``key`` names the stream (``SEED_*`` below), so no two kinds of draws ever share a seed.
 
@@ -13,8 +20,8 @@ Example
 -------
 >>> from dpverify.audit.suite import Laplace
 >>> p = make_plan(Laplace(1.0), None, samples=100_000, rng=0, statistic="auto", stop_early=True)
->>> len(p.pairs) > 1, p.n_quick, p.per_round[0] == p.n_screen
-(True, 1000, True)
+>>> len(p.pairs) > 1, p.n_quick, p.per_round[0] == p.n_screen, p.domain
+(True, 1000, True, '1 real entry (unbounded): no domain stated, any entries accepted with default_domain=True; random pairs drawn from [-10, 10]')
 """
 
 from __future__ import annotations
@@ -25,18 +32,21 @@ from typing import Any
 import numpy as np
 
 from dpverify.validation import as_generator
+from dpverify.audit.local_search import local_search, searchable
 from dpverify.audit.screening import elimination_schedule
-from dpverify.audit.search import candidate_pairs, distinct_inputs
+from dpverify.audit.search import candidate_pairs, distinct_inputs, domain_text, searched_relation
 
 __all__ = ["Plan", "make_plan"]
 
 SCREEN_SHARE = 0.35  # of the budget, over all candidate pairs and rounds (≈ equal cost per round)
+LOCAL_SHARE = 0.15  # of the budget, out of SCREEN_SHARE: the local search on a finite or integer domain
 QUICK_SHARE = 0.01  # the quick check's sample, as a share of the budget
 SEL_SHARE = 0.3  # of the final pair's budget, for training and selection
 
 # seed streams: the first entry of every spawn key of an audit's draws
 SEED_SCREEN = 10  # screening: (SEED_SCREEN, round, pair, input)
 SEED_QUICK = 11  # the quick check's estimation draws
+SEED_LOCAL = 12  # the local search: (SEED_LOCAL, 0) its moves' order, (SEED_LOCAL, 1, j, input) scored pair j
 SEED_PROBE = 20  # the final audit's probe (which statistics to offer)
 SEED_TRAIN = 21  # the final audit's training draws: (SEED_TRAIN, option, input)
 SEED_HOLDOUT = 22  # held-out draws choosing among trained models
@@ -49,7 +59,10 @@ class Plan:
     """What an audit will do before it draws: the candidates, their distinct inputs (``ix``: each
     pair's two indices into them), the screening rounds' sizes and the planned final sizes.
 
-    ``screening`` is False when one pair with a given statistic leaves nothing to choose.
+    ``screening`` is False when one pair with a given statistic leaves nothing to choose.  ``domain``
+    is the domain searched in words (None for explicit pairs); ``searched`` the local search's result
+    (:class:`~dpverify.audit.local_search.LocalSearch`, None when none ran) and ``drawn_before`` its
+    draws at each distinct input (an audit's count of draws per input starts there).
     """
 
     pairs: tuple
@@ -66,6 +79,10 @@ class Plan:
     seed: Any
     entropy: int
     generator: Any
+    domain: str | None = None
+    searched: Any = None
+    drawn_before: tuple = ()
+    share: float = SCREEN_SHARE  # the screening rounds' share of the budget (less the local search's)
 
     @property
     def n_est(self) -> int:
@@ -80,32 +97,64 @@ class Plan:
 
     def round_size(self, alive: int) -> int:
         """Draws per input of each of ``alive`` pairs in a later screening round (equal cost per round)."""
-        return max(500, int(SCREEN_SHARE * self.samples / len(self.schedule) / alive))
+        return max(500, int(self.share * self.samples / len(self.schedule) / alive))
 
 
-def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: bool) -> Plan:
-    """Seed the audit (``entropy`` first, then the pairs a relation generates), list its candidates
-    and share its budget (see the module's docstring).
+def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: bool, alpha: float = 0.01,
+              delta: float = 0.0) -> Plan:
+    """Seed the audit (``entropy`` first, then the pairs a relation generates), list its candidates —
+    with a local search's on a finite or integer domain — and share its budget (module docstring).
+    ``alpha`` and ``delta`` only rank the local search's pairs (its scores are screening scores).
 
     >>> p = make_plan(lambda d, rng, n: rng.laplace(d, 1.0, n), [(0.0, 1.0)], samples=10_000, rng=0,
     ...               statistic="pattern", stop_early=True)
-    >>> p.screening, p.n_screen, p.n_quick, p.n_final
-    (False, 0, 0, 10000)
+    >>> p.screening, p.n_screen, p.n_quick, p.n_final, p.domain
+    (False, 0, 0, 10000, None)
     """
     seed = rng if isinstance(rng, (int, np.integer)) else None
     g = as_generator(rng)
     entropy = int(g.integers(0, 2**63 - 1))
-    cand = candidate_pairs(mechanism, pairs, g)
-    schedule = elimination_schedule(len(cand))
-    rounds = len(schedule)
+    relation = searched_relation(mechanism, pairs)
+    cand = candidate_pairs(mechanism, relation, g)
     screening = len(cand) > 1 or statistic == "auto"
-    n_screen = max(500, int(SCREEN_SHARE * samples / len(cand) / rounds)) if screening else 0
+    n_small = max(500, int(QUICK_SHARE * samples))
     # a screened event must promise ≥ 100 draws in a sample of n_small (the quick check's size, kept
     # as the yardstick when no quick check is made): tiny events that were lucky on a fold are not chosen
-    n_small = max(500, int(QUICK_SHARE * samples))
     n_quick = n_small if screening and stop_early else 0
+    found = _local(mechanism, relation, cand, samples, entropy, statistic, alpha, delta, n_quick, n_small) \
+        if screening else None
+    if found is not None:
+        cand = cand + list(found.pairs)
+    share = SCREEN_SHARE - (LOCAL_SHARE if found is not None else 0.0)
+    schedule = elimination_schedule(len(cand))
+    rounds = len(schedule)
+    n_screen = max(500, int(share * samples / len(cand) / rounds)) if screening else 0
     inputs, ix = distinct_inputs(cand)
-    per_round = [n_screen] + [max(500, int(SCREEN_SHARE * samples / rounds / k)) for k in schedule[1:]]
+    per_round = [n_screen] + [max(500, int(share * samples / rounds / k)) for k in schedule[1:]]
     n_final = max(2000, samples - (sum(per_round) if screening else 0) - n_quick)
+    before = [0] * len(inputs)
+    if found is not None:
+        index = {x.tobytes(): i for i, x in enumerate(inputs) if isinstance(x, np.ndarray)}
+        for x, count in found.drawn:
+            if x.tobytes() in index:
+                before[index[x.tobytes()]] = count
+        n_final = max(2000, n_final - LOCAL_SHARE * samples)
     return Plan(tuple(cand), tuple(ix), len(inputs), tuple(schedule), screening, n_screen, n_small, n_quick,
-                tuple(per_round), n_final, samples, seed, entropy, g)
+                tuple(per_round), int(n_final), samples, seed, entropy, g, domain_text(relation), found,
+                tuple(before), share)
+
+
+def _local(mechanism, relation, cand, samples, entropy, statistic, alpha, delta, n_quick, n_small):
+    """The local search's result when it applies (a finite or integer domain, a budget that pays for
+    scoring the base candidates and a step), else None."""
+    if not searchable(relation):
+        return None
+    n_eval = int(min(20_000, max(1000, samples // 1000)))
+    budget = int(2 * LOCAL_SHARE * samples)
+    if budget < 2 * n_eval * (len(cand) + 8):
+        return None
+    n_est = samples - int(SCREEN_SHARE * samples) - n_quick
+    n_est -= max(500, int(SEL_SHARE * n_est))
+    return local_search(mechanism, relation, cand, budget=budget, n_eval=n_eval, entropy=entropy, key=(SEED_LOCAL,),
+                        statistic=statistic, alpha=alpha, delta=delta, n_est=max(n_est, 1000), n_quick=max(n_quick, 1),
+                        n_small=n_small)

@@ -85,6 +85,8 @@ class AuditResult:
             "epsilon_lb": self.epsilon,
             "event": self.event.description,
             "event_reverse": None if self.event_reverse is None else self.event_reverse.description,
+            "event_form": self.event.to_json(),  # the set in machine form (values, intervals, threshold)
+            "event_reverse_form": None if self.event_reverse is None else self.event_reverse.to_json(),
             "direction": self.direction,
             "count_p": self.count_p,
             "count_q": self.count_q,

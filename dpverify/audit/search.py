@@ -12,10 +12,13 @@ shape, and generates candidate pairs (d, d′):
   one way and the last the other: for SVT1 at ε = 0.1 the exact ε of the pair is 0.0985 with the odd
   entry last, 0.040 with it first (``benchmarks/bench_audit_oracle.py``);
 - random pairs (a random base in the input range, a random admissible change);
-- hypothesis-style extreme pairs (base at the bounds of the range, change by ± the full bound).
+- hypothesis-style extreme pairs (base at the bounds of the range, change by ± the full bound);
+- on finite and integer domains, the pairs a local search finds from the best of these
+  (:mod:`dpverify.audit.local_search`, run by :mod:`dpverify.audit.plan`).
 
-Every candidate is admissible under the relation (:meth:`Neighbours.admits`), clipped to the
-range when one is given; duplicates are removed.  An audit takes its candidates from the pairs or
+Every candidate is admissible under the relation (:meth:`Neighbours.admits`) and inside its domain:
+a relation searches only the domain it states, or the default it accepts (``default_domain=True``),
+and :func:`domain_text` says which (the audit report carries it); duplicates are removed.  An audit takes its candidates from the pairs or
 relation it is given, or the mechanism's own ``relation`` (``candidate_pairs``), and charges its budget to
 their distinct inputs (``distinct_inputs``).  The choice among candidates is made on
 screening samples that the final test never reuses (``dpverify/audit/proofs/selection.md``).
@@ -37,18 +40,17 @@ import numpy as np
 from dpverify.audit.chunks import readonly
 from dpverify.mechanisms.relations import KINDS, Neighbours, as_relation  # the relations live in dpverify.mechanisms
 
-__all__ = ["KINDS", "Neighbours", "candidate_pairs", "distinct_inputs"]
+__all__ = ["KINDS", "Neighbours", "candidate_pairs", "distinct_inputs", "domain_text", "searched_relation"]
 
 
 # ----------------------------------------------------------------------------- an audit's candidates
 
-def candidate_pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
-    """The candidate pairs of an audit: ``pairs`` as given (a list, or a relation's ``candidates(g)``), or
-    the mechanism's own ``relation``; arrays made read-only (a mechanism cannot alter an input).
+def searched_relation(mechanism, pairs):
+    """What an audit's candidates come from: ``pairs`` as given (a list, or a relation), else the
+    mechanism's own ``relation``; text becomes the default scalar relation (:func:`as_relation`).
 
-    >>> pairs = candidate_pairs(None, [([0, 1], [1, 1])], np.random.default_rng(0))
-    >>> pairs[0][0].tolist(), pairs[0][0].flags.writeable
-    ([0, 1], False)
+    >>> searched_relation(None, "|d - d'| <= 1").describe_domain()[:46]
+    'a real scalar (unbounded): no domain stated, a'
     """
     if pairs is None:
         pairs = getattr(mechanism, "relation", None)
@@ -57,6 +59,31 @@ def candidate_pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
                              "when the mechanism declares no .relation")
     if isinstance(pairs, str) or not (hasattr(pairs, "candidates") or hasattr(pairs, "__iter__")):
         pairs = as_relation(pairs, name="pairs")  # text: the default scalar relation; no pairs: TypeError naming pairs
+    return pairs
+
+
+def domain_text(relation) -> str | None:
+    """The domain an audit searched, in words (a relation's ``describe_domain()``); None for pairs
+    given explicitly (a list, or :class:`~dpverify.mechanisms.Pairs`).
+
+    >>> domain_text(Neighbours(shape=(2,), kind="l1", low=0, high=1)), domain_text([(0, 1)])
+    ('2 real entries in [0, 1]', None)
+    """
+    describe = getattr(relation, "describe_domain", None)
+    return describe() if callable(describe) else None
+
+
+def candidate_pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
+    """The candidate pairs of an audit: ``pairs`` as given (a list, or a relation's ``candidates(g)``), or
+    the mechanism's own ``relation`` (:func:`searched_relation`); arrays made read-only (a mechanism
+    cannot alter an input).  A relation that states no domain is refused (ValueError naming ``low``
+    and ``high``: :class:`~dpverify.mechanisms.Neighbours`).
+
+    >>> pairs = candidate_pairs(None, [([0, 1], [1, 1])], np.random.default_rng(0))
+    >>> pairs[0][0].tolist(), pairs[0][0].flags.writeable
+    ([0, 1], False)
+    """
+    pairs = searched_relation(mechanism, pairs)
     if hasattr(pairs, "candidates"):
         try:
             pairs = pairs.candidates(g)

@@ -27,6 +27,7 @@ from scipy import special
 from dpverify.audit.chunks import DEFAULT_CHUNK, ChunkJob, CountBins, Progress, chunk_sizes, run_tasks
 from dpverify.audit.events import Binner, Event, candidate_events, make_event
 from dpverify.audit.intervals import wilson, wilson_log_ratio
+from dpverify.validation import check_real
 
 __all__ = ["MIN_EVENT_COUNT", "TESTS", "Selection", "count_selection", "select_event"]
 
@@ -53,13 +54,16 @@ class Selection:
 TESTS = ("binomial", "poisson")
 
 
-def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests):
+def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests, epsilon=None):
     """The bound each candidate event (counts ca, cb of n_used) would give on fresh draws with the
     selection noise folded into n_eff, under the better of ``tests``: (scores, poisson chosen).
-    Ranking only — validity never depends on it."""
+    With ``epsilon`` the score is the lower bound on δ(ε) it would give, P_lower − e^ε·Q_upper, on the
+    same bounds (the binomial test).  Ranking only — validity never depends on it."""
     z = special.ndtri(1.0 - alpha / 2.0)
     pl = wilson(ca / n_used, n_eff, z, upper=False) - delta
     qu = wilson(cb / n_used, n_eff, z, upper=True)
+    if epsilon is not None:
+        return pl - math.exp(epsilon) * qu, np.zeros(np.shape(pl), bool)
     with np.errstate(divide="ignore", invalid="ignore"):
         score = np.where(pl > 0, np.log(np.maximum(pl, 1e-300) / qu), -np.inf)
         if "poisson" not in tests or delta > 0:
@@ -100,7 +104,8 @@ def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(SEED_SELECTIO
 
 def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
                  min_count: int = MIN_EVENT_COUNT, confirm: bool = False, penalty: float = _SEL_PENALTY,
-                 tests: tuple = ("binomial",)) -> Selection:
+                 tests: tuple = ("binomial",), epsilon: float | None = None,
+                 kinds: tuple = ("le", "gt", "bins")) -> Selection:
     """Rank the candidate events on the selection counts; return the best (or the pooled pair).
 
     ``confirm``: rank thresholds by the worse of their scores on the two halves of the selection
@@ -108,6 +113,12 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     counts' own variance against the estimation's (1: an event is ranked as if the selection noise
     were as large again as the estimation noise, scaled by the same z; 1/z²: one standard error).
     ``tests``: the estimation tests to choose from (``TESTS``); ``"poisson"`` applies at δ = 0 only.
+    ``epsilon``: rank by the lower bound on δ(ε) an event promises, P_lower − e^ε·Q_upper, instead of
+    the bound on ε (:func:`dpverify.audit.curves.audit_delta_curve`; ``delta`` is then ignored and the
+    test is binomial).  Either way an event's Q is bounded above from its selection count widened by
+    the selection noise, so an event with no selection draw of Q is charged the Q a fresh sample can
+    still show: it cannot win on an empty count alone.  ``kinds``: the event families ranked
+    (thresholds ``"le"``, ``"gt"``; likelihood-ordered unions ``"bins"``).
 
     >>> from dpverify.audit.events import Binner
     >>> b = Binner(np.arange(2), categorical=True)
@@ -119,15 +130,24 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     unknown = [t for t in tests if t not in TESTS]
     if unknown or not tests:
         raise ValueError(f"tests must be a non-empty subset of {TESTS}, got {tests!r}")
+    if not isinstance(kinds, tuple) or not kinds or any(k not in ("le", "gt", "bins") for k in kinds):
+        raise ValueError(f"kinds must be a non-empty tuple of 'le', 'gt', 'bins', got {kinds!r}")
+    if epsilon is not None:
+        epsilon = check_real(epsilon, "epsilon", nonneg=True)
+        if epsilon > 700:
+            raise ValueError(f"epsilon must be at most 700 (e^epsilon stays finite), got {epsilon!r}")
+        tests, delta = ("binomial",), 0.0
 
     def bound(ca, cb, n_used):
         # the bound this event would give on n_est fresh samples, widened by the selection
         # counts' own noise (n_eff)
-        return _ranked(ca, cb, n_used, 1.0 / (penalty / n_used + 1.0 / n_est), alpha, delta, tests)
+        return _ranked(ca, cb, n_used, 1.0 / (penalty / n_used + 1.0 / n_est), alpha, delta, tests, epsilon)
 
     best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used, poisson) of its best event
     for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
         for kind, mask, ca, cb, n_used in candidate_events(a, b, ordered=not getattr(binner, "categorical", False)):
+            if kind not in kinds:
+                continue
             score, pois = bound(ca, cb, n_used)
             if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
                 # split and confirm: a threshold must look good on both halves of the selection
@@ -160,6 +180,8 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
         pl = wilson((a1 / n1 + a2 / n2) / 2, n_eff, zp, upper=False) - delta
         qu = wilson((b1 / n1 + b2 / n2) / 2, n_eff, zp, upper=True)
         pooled = math.log(pl / qu) if pl > 0 and "binomial" in tests else -math.inf
+        if epsilon is not None:
+            pooled = float(pl - math.exp(epsilon) * qu)
         pooled_test = "binomial"
         if "poisson" in tests and delta == 0 and not (m1 & m2).any():
             ra, rb = a1 / n1 + a2 / n2, b1 / n1 + b2 / n2  # K_A, K_B per unit of λ

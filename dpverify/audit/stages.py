@@ -28,9 +28,10 @@ from dpverify.audit.events import PatternCode
 from dpverify.audit.plan import (SEED_HOLDOUT, SEED_PROBE, SEED_QUICK, SEED_SCREEN, SEED_SELECT, SEED_STAGE,
                                  SEED_TRAIN, SEL_SHARE, Plan)
 from dpverify.audit.projections import CoordinateSum, Projection, SignCount, StateCounts
+from dpverify.audit.words import statistic_subject
 from dpverify.audit.report import Stage
-from dpverify.audit.screening import (TRAINED_KIND, Screened, ScreenJob, apply_statistic, available_tests,
-                                      fitted_statistics, minimum_count, score_statistic, statistic_candidates)
+from dpverify.audit.screening import (FIXED_STATISTICS, TRAINED_KIND, Screened, ScreenJob, apply_statistic,
+                                      available_tests, fitted_statistics, minimum_count, score_statistic, statistic_candidates)
 from dpverify.audit.selection import count_selection, select_event
 from dpverify.audit.sequential import stage_plan
 from dpverify.audit.statistical import estimate, estimate_each
@@ -54,7 +55,7 @@ SAFE_SHARE = 0.1
 # logistic score, 2^17 rows cost 1.38 µs a draw against 1.72 µs at 2^19 (the chunk stays in cache)
 CHUNK = 1 << 17
 
-FIXED = (CoordinateSum, LogLikelihoodRatio, PatternCode, Projection, SignCount, StateCounts)
+FIXED = (CoordinateSum, LogLikelihoodRatio, PatternCode, Projection, SignCount, StateCounts) + FIXED_STATISTICS
 
 
 def _same_events(a, b) -> bool:
@@ -118,18 +119,34 @@ class AuditRun:
         self.mechanism, self.plan, self.statistic, self.executor = mechanism, plan, statistic, executor
         self.claimed, self.delta, self.alpha, self.alpha_rest = claimed, delta, alpha, alpha
         self.stop_early = stop_early
-        self.drawn = np.zeros(plan.n_inputs, dtype=np.int64)  # draws made at each distinct input
+        # draws made at each distinct input, from those the plan made already (a local search's, when it ran)
+        before = getattr(plan, "drawn_before", ())
+        self.drawn = np.array(before, dtype=np.int64) if len(before) == plan.n_inputs else \
+            np.zeros(plan.n_inputs, dtype=np.int64)
         self.prog = Progress(progress, plan.total)
         self.stages: list[Stage] = []
         self.screened: list[tuple] = []  # (round, pair, statistic name, score) of every screening job
         self.history: dict[int, list[Screened]] = {}  # a pair's screening results, round by round
         self.quick_done = False
+        # why the audit stopped, and whether before its last planned test (the report's stop_reason, early_stop)
+        self.stop_reason, self.early_stop = "", False
 
-    def record(self, name, kind, sel, est, n, level) -> bool:
+    def record(self, name, kind, sel, est, n, level, stat=None) -> bool:
         """Keep one test's outcome; whether it refutes the claim."""
         self.stages.append(Stage(kind, name, sel.events, sel.choice, n, level, est.k_p, est.k_q, est.trials,
-                                 est.p_lower, est.q_upper, est.eps_lb, test=est.test, trials_q=est.trials_q))
+                                 est.p_lower, est.q_upper, est.eps_lb, test=est.test, trials_q=est.trials_q,
+                                 subject=statistic_subject(name, stat)))
         return est.eps_lb > self.claimed
+
+    def stopped(self, reason: str, early: bool) -> None:
+        """Note why the audit stopped (``early``: before its last planned test, so a full audit —
+        ``stop_early=False`` — may give a larger bound)."""
+        self.stop_reason, self.early_stop = reason, early
+
+    def _share(self, n: int) -> str:
+        """``n`` draws per input, with its share of the budget."""
+        pct = 100.0 * n / self.plan.samples
+        return f"{n:,} draws per input, {pct:.2g} % of the budget"
 
     # ---- 1. screening by successive elimination
 
@@ -209,7 +226,10 @@ class AuditRun:
                        candidate.statistic, alpha=a_q, delta=self.delta, key=(SEED_QUICK,), prog=self.prog,
                        chunk_size=CHUNK, executor=self.executor)
         np.add.at(self.drawn, list(plan.ix[candidate.index]), plan.n_quick)  # at most n_quick each (Poisson caps)
-        refuted = self.record(candidate.name, "quick check", candidate.selection, est, plan.n_quick, a_q)
+        refuted = self.record(candidate.name, "quick check", candidate.selection, est, plan.n_quick, a_q,
+                              candidate.statistic)
+        if refuted and self.stop_early:
+            self.stopped(f"refuted at the quick check ({self._share(plan.n_quick)})", True)
         return refuted and self.stop_early
 
     # ---- 3. the final audit
@@ -334,8 +354,13 @@ class AuditRun:
                                  delta=self.delta, key=(SEED_STAGE + k,), prog=self.prog, chunk_size=CHUNK,
                                  executor=self.executor)
             spent += m
-            refuted = [self.record(name, f"stage {k + 1}" + (" (safe event)" if j else ""), s_, e_, m, lv)
+            refuted = [self.record(name, f"stage {k + 1}" + (" (safe event)" if j else ""), s_, e_, m, lv, stat)
                        for j, (s_, e_, lv) in enumerate(zip(sels, ests, levels))]
             if any(refuted) and self.stop_early:
-                break
+                last = k + 1 == len(steps)
+                self.stopped(f"refuted at stage {k + 1} of {len(steps)} of the final audit (its stages so far: "
+                             f"{self._share(spent)})" + ("; the whole budget spent" if last else ""), not last)
+                return spent
+        self.stopped("the whole budget spent on one final test (no early stop)" if not self.stop_early else
+                     f"the whole budget spent in {len(steps)} stage(s) of the final audit", False)
         return spent

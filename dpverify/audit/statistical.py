@@ -35,6 +35,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from dpverify.budget import check_work
 from dpverify.validation import as_generator, check_confidence, check_delta, check_positive_int, check_real
 from dpverify.audit.chunks import DEFAULT_CHUNK, ChunkJob, CountEvent, Progress, chunk_sizes, readonly, run_tasks
 from dpverify.audit.classifiers import fit_classifier
@@ -44,6 +45,7 @@ from dpverify.audit.intervals import (clopper_pearson_lower, clopper_pearson_upp
                                       poisson_log_ratio_lower)
 from dpverify.audit.result import AuditResult
 from dpverify.audit.selection import Selection, count_selection, select_event
+from dpverify.claims.model import note_sampling
 from dpverify.proofdocs import proven
 from dpverify.mechanisms.convert import sampler
 
@@ -215,6 +217,7 @@ def epsilon_lower_bound(
     samples, conf, delta, frac, chunk_size = _checked(mechanism, samples=samples, confidence=confidence, delta=delta,
                                                       selection_fraction=selection_fraction, chunk_size=chunk_size,
                                                       statistic=statistic, progress=progress, executor=executor)
+    note_sampling("audit")  # a claim that calls this rests on sampling: the claims engine records it
     g = as_generator(rng)
     entropy = int(g.integers(0, 2**63 - 1))
     n_sel = min(max(1, int(round(samples * frac))), samples - 1)
@@ -245,6 +248,7 @@ def _checked(mechanism, *, samples, confidence, delta, selection_fraction, chunk
     samples = check_positive_int(samples, "samples")
     if samples < 2:
         raise ValueError(f"samples must be >= 2 (selection and estimation need one each), got {samples}")
+    check_work(2 * samples, "samples (draws at two inputs)")
     conf = check_confidence(confidence)
     delta = check_delta(delta)
     frac = check_real(selection_fraction, "selection_fraction")

@@ -13,6 +13,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from dpverify.console import line, make_console, quote
 from dpverify.progress import progress
 
 _VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
@@ -20,7 +21,8 @@ _VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inco
 
 def _console() -> Console:
     # Not a terminal (CI logs, pipes): a wide fixed width so ids and evidence stay readable.
-    return Console(stderr=False, soft_wrap=False, width=None if sys.stdout.isatty() else 180)
+    # Every text from a claim, a check or an error is printed through quote/line (never as markup).
+    return make_console()
 
 
 def _short(evidence: dict, width: int = 90) -> str:
@@ -50,19 +52,29 @@ def _select(args: argparse.Namespace) -> list:
 def _output_options(args: argparse.Namespace) -> None:
     """Read the baseline and check the files to write before any claim runs (a bad file costs nothing)."""
     from dpverify.atomic import check_output_path
-    from dpverify.claims.baseline import drift, load_baseline
+    from dpverify.claims.baseline import drift
 
     if args.baseline and args.update_baseline:
         raise ValueError("give either --baseline (check) or --update-baseline (write), not both")
     drift({}, {}, rtol=args.rtol, atol=args.atol)  # the library checks the tolerances
     if args.baseline:
-        args.baseline_data = load_baseline(args.baseline)
+        args.baseline_data = _read_baseline(args.baseline)
     if args.update_baseline:
         p = check_output_path(args.update_baseline, force=True, name="--update-baseline")
         if p.exists():
-            load_baseline(p)  # never replace a file that is not a baseline
+            _read_baseline(p)  # never replace a file that is not a baseline
     if args.save:
         check_output_path(args.save, force=True, name="--save")
+
+
+def _read_baseline(path) -> dict:
+    """The baseline file; one that is nested too deeply to read is one error naming it (no traceback)."""
+    from dpverify.claims.baseline import load_baseline
+
+    try:
+        return load_baseline(path)
+    except RecursionError:
+        raise ValueError(f"baseline {str(path)!r} is nested too deeply to be a dpverify baseline") from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -115,9 +127,9 @@ def _save(args: argparse.Namespace, results: list, started, seconds: float) -> N
 def _print_results(console: Console, results: list) -> None:
     errors = [r for r in results if r.verdict.value == "error"]
     for r in errors:  # first: a check that did not conclude is the first thing to fix
-        console.print(f"[bold magenta]error[/]: {r.claim.id}: {r.outcome.summary}", markup=True, highlight=False)
+        console.print(line(("error", "bold magenta"), f": {r.claim.id}: {r.outcome.summary}"))
         if r.error:
-            console.print(r.error.rstrip(), markup=False, highlight=False)
+            console.print(quote(r.error.rstrip()))
     table = Table(title="dpverify: claims, checked", show_lines=False)
     for col in ("claim", "method", "expected", "verdict", "s", "evidence"):
         table.add_column(col, overflow="fold", no_wrap=col in ("method", "expected", "verdict", "s"))
@@ -125,26 +137,26 @@ def _print_results(console: Console, results: list) -> None:
         v = r.verdict.value
         mark = "" if r.as_expected else " ✗"
         table.add_row(
-            r.claim.id,
-            r.claim.method.value,
-            r.claim.expected.value,
-            f"[{_VERDICT_STYLE[v]}]{v}{mark}[/]",
+            quote(r.claim.id),
+            quote(r.claim.method.value),
+            quote(r.claim.expected.value),
+            quote(f"{v}{mark}", style=_VERDICT_STYLE[v]),
             f"{r.seconds:.2f}",
-            _short(r.outcome.evidence),
+            quote(_short(r.outcome.evidence)),
         )
     console.print(table)
     order = ("error", "holds", "erratum", "refuted", "inconclusive")
     counts = {v: sum(r.verdict.value == v for r in results) for v in order}
     bad = [r for r in results if not r.as_expected]
-    console.print(
+    console.print(quote(
         f"{len(results)} claims: "
         + ", ".join(f"{n} {v}" for v, n in counts.items())
         + f"; {len(bad)} differ from the expected verdict"
-    )
+    ))
     for r in bad:
         if r.verdict.value != "error":
-            console.print(f"[red]differs[/]: {r.claim.id} expected {r.claim.expected.value}, got {r.verdict.value}"
-                          + (f": {r.outcome.summary}" if r.outcome.summary else ""))
+            console.print(line(("differs", "red"), f": {r.claim.id} expected {r.claim.expected.value}, got "
+                               f"{r.verdict.value}", f": {r.outcome.summary}" if r.outcome.summary else ""))
 
 
 def _gate(args: argparse.Namespace, js: list[dict]) -> int:
@@ -196,7 +208,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     for col in ("claim", "source", "method", "expected", "statement"):
         table.add_column(col, overflow="fold")
     for c in claims:
-        table.add_row(c.id, str(c.source), c.method.value, c.expected.value, c.statement)
+        table.add_row(*(quote(x) for x in (c.id, str(c.source), c.method.value, c.expected.value, c.statement)))
     _console().print(table)
     return 0
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from dpverify.rooms import room_of
 
@@ -52,7 +54,13 @@ SELF_TEST = "dpverify self-test"
 
 
 class Method(str, Enum):
-    """How a claim is checked."""
+    """How a claim is checked, and the *route* by which a check reached its verdict.
+
+    ``simulation`` and ``audit`` are the sampling routes (:data:`SAMPLING`): their verdicts
+    rest on random draws, with a stated false-alarm rate.  The others are exact routes: a
+    claim labelled with one of them may not return a verdict that rests on sampling (the
+    engine turns such a result into an ``error``).
+    """
 
     SYMBOLIC = "symbolic"
     SOLVER = "solver cross-check"
@@ -60,6 +68,49 @@ class Method(str, Enum):
     SIMULATION = "simulation"
     AUDIT = "audit"
     EXACT = "exact computation"
+
+
+#: The routes whose verdicts rest on sampling.
+SAMPLING = frozenset({Method.SIMULATION, Method.AUDIT})
+
+#: The only verdicts an audit (a statistical lower bound) can reach: finding no
+#: violation proves nothing, so an audit never concludes ``holds`` or ``erratum``.
+AUDIT_VERDICTS = frozenset({Verdict.REFUTED, Verdict.INCONCLUSIVE})
+
+_SAMPLING_NOTES: contextvars.ContextVar[set | None] = contextvars.ContextVar("dpverify_sampling_notes", default=None)
+
+
+def note_sampling(kind: str) -> None:
+    """Tell the claims engine that sampling-based inference ran (``"simulation"`` or ``"audit"``).
+
+    Called by :func:`dpverify.toolkit.simulate_against` (and meant for the auditor's entry points).
+    Outside a claim's check it does nothing; inside, the engine records it in the result's
+    evidence (``sampling_ran``) and requires a claim labelled with an exact method that sampled
+    to say by which route its verdict was reached (:attr:`Outcome.route`).
+
+    Example
+    -------
+    >>> with sampling_notes() as notes:
+    ...     note_sampling("simulation")
+    >>> sorted(notes)
+    ['simulation']
+    """
+    if kind not in ("simulation", "audit"):
+        raise ValueError(f"kind must be 'simulation' or 'audit', got {kind!r}")
+    notes = _SAMPLING_NOTES.get()
+    if notes is not None:
+        notes.add(kind)
+
+
+@contextlib.contextmanager
+def sampling_notes() -> Iterator[set]:
+    """Collect the :func:`note_sampling` calls made inside the ``with`` block (the engine wraps each check)."""
+    notes: set = set()
+    token = _SAMPLING_NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _SAMPLING_NOTES.reset(token)
 
 
 @dataclass(frozen=True)
@@ -87,17 +138,26 @@ class Outcome:
     expressions; the engine converts it to JSON.  ``figure_data`` is optional
     plotting data consumed by the claim's ``figure`` function (reports).
     ``summary`` is one plain sentence saying why the verdict came out as it
-    did (the report shows it beside every finding).
+    did (the report shows it beside every finding).  ``route`` says how the
+    verdict was reached (a :class:`Method`; by default the claim's method): a
+    check that also samples, e.g. as a cross-check, names the route its verdict
+    rests on.  The engine records it as the evidence key ``route``.
     """
 
     verdict: Verdict
     evidence: Mapping[str, Any] = field(default_factory=dict)
     figure_data: Mapping[str, Any] | None = None
     summary: str = ""
+    route: Method | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
             object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.route is not None and not isinstance(self.route, Method):
+            try:
+                object.__setattr__(self, "route", Method(self.route))
+            except ValueError:
+                raise ValueError(f"route must be one of {[m.value for m in Method]}, got {self.route!r}") from None
 
 
 CheckFn = Callable[..., Outcome]
@@ -183,3 +243,50 @@ class Result:
         An ``error`` (the check raised or timed out) is never as expected.
         """
         return self.outcome.verdict is not Verdict.ERROR and self.outcome.verdict == self.claim.expected
+
+
+def label_error(c: Claim, outcome: Outcome, sampled: Iterable[str] = ()) -> str | None:
+    """Why a concluded outcome contradicts its claim's label, or None (the engine makes it an ``error``).
+
+    - an audit concludes only ``refuted`` or ``inconclusive`` (:data:`AUDIT_VERDICTS`);
+    - a claim labelled with an exact method may not conclude by a sampling route (:data:`SAMPLING`);
+    - a check of such a claim that sampled (``sampled``: what :func:`note_sampling` recorded) must
+      name the route its verdict rests on (:attr:`Outcome.route`);
+    - the evidence key ``route`` is the engine's: a check may not set it to another route.
+
+    Example
+    -------
+    >>> c = Claim("demo.x", Source("none"), "x", Method.EXACT, Verdict.HOLDS, lambda thorough=False: None)
+    >>> label_error(c, Outcome(Verdict.HOLDS, route="audit"))  # doctest: +ELLIPSIS
+    "the claim demo.x is labelled 'exact computation', but its check says its verdict 'holds' rests on 'audit' ..."
+    >>> label_error(c, Outcome(Verdict.HOLDS)) is None
+    True
+    """
+    if not isinstance(c, Claim):
+        raise TypeError(f"c must be a Claim, got {type(c).__name__}")
+    if not isinstance(outcome, Outcome):
+        raise TypeError(f"outcome must be an Outcome, got {type(outcome).__name__}")
+    try:
+        kinds = sorted(sampled) if not isinstance(sampled, (str, bytes)) else None
+    except TypeError:
+        kinds = None
+    if kinds is None or not all(isinstance(k, str) for k in kinds):
+        raise TypeError(f"sampled must be an iterable of strings ('simulation', 'audit'), got {sampled!r}")
+    route = outcome.route or c.method
+    if c.method is Method.AUDIT and outcome.verdict not in AUDIT_VERDICTS:
+        return (f"an audit can only conclude 'refuted' or 'inconclusive' (finding no violation proves nothing), "
+                f"but the check of {c.id} returned {outcome.verdict.value!r}")
+    if "route" in outcome.evidence and outcome.evidence["route"] != route.value:
+        return (f"the evidence key 'route' is the engine's (the route of the verdict, {route.value!r}), but the "
+                f"check of {c.id} set it to {outcome.evidence['route']!r}")
+    if c.method in SAMPLING:
+        return None
+    if route in SAMPLING:
+        return (f"the claim {c.id} is labelled {c.method.value!r}, but its check says its verdict "
+                f"{outcome.verdict.value!r} rests on {route.value!r} (sampling): label the claim "
+                f"'{route.value}', or reach the verdict by an exact route")
+    if kinds and outcome.route is None:
+        return (f"the claim {c.id} is labelled {c.method.value!r}, but its check ran sampling "
+                f"({', '.join(kinds)}) without saying what its verdict rests on: return "
+                f"Outcome(..., route=...) naming the route, or label the claim by its sampling method")
+    return None

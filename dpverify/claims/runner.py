@@ -2,7 +2,16 @@
 
 A check that raises, or that runs past its time limit, becomes an
 ``error`` result carrying the traceback (for a time-out: the stack
-where the check was stopped); the other claims still run.  In the parallel
+where the check was stopped); the other claims still run.
+
+Every result's evidence records the *route* that produced its verdict (key ``route``: a
+:class:`~dpverify.claims.model.Method` value, the one the check's outcome names or else the
+claim's method) and, when the check sampled (:func:`~dpverify.claims.model.note_sampling`), what
+it ran (key ``sampling_ran``).  The engine keeps the labels true: an audit concludes only
+``refuted`` or ``inconclusive``; a claim labelled with an exact method (``exact computation``,
+``symbolic``, ``solver cross-check``, ``property``) may not return a verdict whose route is
+``simulation`` or ``audit``, and a check of such a claim that sampled must name its route; a
+result that breaks these rules becomes an ``error`` saying why.  In the parallel
 path every claim runs in its own forked process (and process group), so a
 stuck or dying check only ever costs its own slot.
 """
@@ -17,27 +26,38 @@ import traceback
 from typing import Any, Callable, Iterable
 
 from dpverify.claims.evidence import to_jsonable
-from dpverify.claims.model import Claim, Method, Outcome, Result, Verdict, check_timeout
+from dpverify.claims.model import (
+    AUDIT_VERDICTS,
+    Claim,
+    Outcome,
+    Result,
+    Verdict,
+    check_timeout,
+    label_error,
+    sampling_notes,
+)
 from dpverify.validation import check_positive_int
 
 Progress = Callable[[Result], None]
 
 
-#: The only verdicts an audit (a statistical lower bound) can reach: finding no
-#: violation proves nothing, so an audit never concludes ``holds`` or ``erratum``.
-AUDIT_VERDICTS = frozenset({Verdict.REFUTED, Verdict.INCONCLUSIVE})
+__all__ = ["AUDIT_VERDICTS", "errors_first", "label_error", "result_to_json", "run_claim", "run_claims"]
 
 
 def run_claim(c: Claim, *, thorough: bool = False) -> Result:
     """Run one claim's check in this process; exceptions become ``error`` results.
 
-    So does a check that returns something other than an :class:`Outcome`,
-    and an audit-method check that concludes anything but ``refuted`` or
-    ``inconclusive`` (the engine enforces :data:`AUDIT_VERDICTS`).
+    So does a check that returns something other than an :class:`Outcome`, an
+    audit-method check that concludes anything but ``refuted`` or ``inconclusive``
+    (the engine enforces :data:`AUDIT_VERDICTS`), and a result whose route the
+    claim's label does not allow (:func:`label_error`).  The evidence of every
+    result records its ``route``.
     """
     t0 = time.perf_counter()
+    notes: set = set()
     try:
-        outcome = c.check(thorough=thorough)
+        with sampling_notes() as notes:
+            outcome = c.check(thorough=thorough)
         if not isinstance(outcome, Outcome):
             raise TypeError(f"the check of claim {c.id!r} returned {type(outcome).__name__}, not an Outcome")
         err = None
@@ -48,21 +68,31 @@ def run_claim(c: Claim, *, thorough: bool = False) -> Result:
         first = (str(exc).strip().splitlines() or [""])[0]
         outcome = Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {first}"},
                           summary=f"the check raised {type(exc).__name__}: {first}")
-    if c.method is Method.AUDIT and outcome.verdict is not Verdict.ERROR and outcome.verdict not in AUDIT_VERDICTS:
-        why = (f"an audit can only conclude 'refuted' or 'inconclusive' (finding no violation proves nothing), "
-               f"but the check of {c.id} returned {outcome.verdict.value!r}")
-        outcome = Outcome(Verdict.ERROR, {**dict(outcome.evidence), "error": why,
-                                          "returned_verdict": outcome.verdict.value},
-                          outcome.figure_data, summary=why)
-        err = f"AuditVerdictError: {why}"
+    why = label_error(c, outcome, notes) if outcome.verdict is not Verdict.ERROR else None
+    if why is not None:
+        outcome = _as_error(outcome, why)
+        err = f"LabelError: {why}"
     seconds = time.perf_counter() - t0
     if outcome.verdict is not Verdict.ERROR and seconds > c.timeout:  # in-process: the limit is checked after the fact
         why = f"the check of {c.id} ran {seconds:.1f} s, over its declared time limit of {c.timeout:g} s"
-        outcome = Outcome(Verdict.ERROR, {**dict(outcome.evidence), "error": why,
-                                          "returned_verdict": outcome.verdict.value},
-                          outcome.figure_data, summary=why)
+        outcome = _as_error(outcome, why)
         err = f"TimeoutError: {why}"
-    return Result(c, outcome, seconds, err)
+    return Result(c, _with_route(c, outcome, notes), seconds, err)
+
+
+def _as_error(outcome: Outcome, why: str) -> Outcome:
+    return Outcome(Verdict.ERROR, {**dict(outcome.evidence), "error": why, "returned_verdict": outcome.verdict.value},
+                   outcome.figure_data, summary=why, route=outcome.route)
+
+
+def _with_route(c: Claim, outcome: Outcome, sampled: Iterable[str] = ()) -> Outcome:
+    """The outcome with the evidence keys ``route`` (and ``sampling_ran`` when the check sampled)."""
+    route = outcome.route or c.method
+    ev = dict(outcome.evidence)
+    ev["route"] = route.value
+    if sampled:
+        ev["sampling_ran"] = ", ".join(sorted(sampled))
+    return Outcome(outcome.verdict, ev, outcome.figure_data, outcome.summary, route)
 
 
 def errors_first(results: Iterable[Result]) -> list[Result]:
@@ -154,7 +184,7 @@ def _run_in_processes(
                                    if proc.exitcode is not None else f"{type(exc).__name__}: {exc}")
                     if kind == "ok":
                         verdict, ev, fig, secs, err, summary = payload
-                        r = Result(c, Outcome(Verdict(verdict), ev, fig, summary), secs, err)
+                        r = Result(c, Outcome(Verdict(verdict), ev, fig, summary, ev.get("route")), secs, err)
                     else:
                         last = (payload.strip().splitlines() or ["no message"])[-1]
                         r = _failed(c, now - t0, last, payload)
@@ -166,7 +196,8 @@ def _run_in_processes(
                     _kill(proc)
                     r = Result(
                         c,
-                        Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=f"the check timed out after {limit:g} s"),
+                        _with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"},
+                                               summary=f"the check timed out after {limit:g} s")),
                         now - t0,
                         f"TimeoutError: claim {c.id} exceeded {limit:g} s"
                         + (f"; it was stopped here:\n{where}" if where else ""),
@@ -258,7 +289,8 @@ def _remove(path: str | None) -> None:
 
 
 def _failed(c: Claim, seconds: float, message: str, tb: str) -> Result:
-    return Result(c, Outcome(Verdict.ERROR, {"error": f"worker failed: {message}"}, summary=f"the check's worker failed: {message}"), seconds, tb)
+    out = Outcome(Verdict.ERROR, {"error": f"worker failed: {message}"}, summary=f"the check's worker failed: {message}")
+    return Result(c, _with_route(c, out), seconds, tb)
 
 
 def run_claims(

@@ -12,7 +12,13 @@ One rule says which files hold claims: :func:`dpverify.rooms.is_claims_file` (``
   ``pytest FILE`` see one module: its folder goes first on ``sys.path`` and it may import
   its neighbours.
 
-A module that fails to import becomes one ``error`` claim carrying the traceback.
+A module that fails to import becomes one ``error`` claim carrying the traceback, with one
+exception: a claim defined wrongly (an id without a room prefix, an unknown method, a check
+without ``thorough``: a ValueError or TypeError raised by :mod:`dpverify.claims` while the file
+registers its claims) in a file or module given to :func:`load_sources` is a
+:class:`ClaimDefinitionError` of one line, ``FILE:LINE: message`` (the message names the id),
+and the claims that file registered before the mistake are removed.  A room's claims module
+with such a mistake stays an ``error`` claim, its message that one line, with no traceback.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import os
 import re
 import sys
+import traceback
 from pathlib import Path
 from typing import Iterable
 
@@ -29,14 +37,75 @@ from dpverify.claims import store
 from dpverify.claims.model import Claim
 from dpverify.rooms import Room, claim_module_names, claims_modules_in, is_claims_file, problems, rooms
 
-__all__ = ["SourceError", "claim_files", "is_claims_file", "load_room", "load_rooms", "load_sources", "module_of_file"]
+__all__ = ["ClaimDefinitionError", "SourceError", "authoring_error", "claim_files", "is_claims_file", "load_room", "load_rooms", "load_sources", "module_of_file"]
 
 _MODULE_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _LOADED: set[str] = set()  # rooms whose claims modules were imported
 
 
 class SourceError(ValueError):
-    """A path or module given to :func:`load_sources` does not exist."""
+    """A path or module given to :func:`load_sources` does not exist (or defines a claim wrongly)."""
+
+
+class ClaimDefinitionError(SourceError):
+    """A file or module given to :func:`load_sources` defines a claim wrongly: ``FILE:LINE: message``."""
+
+
+_CLAIMS_DIR = Path(__file__).resolve().parent
+
+
+def _in_claims_package(filename: str) -> bool:
+    try:
+        return Path(filename).resolve().parent == _CLAIMS_DIR
+    except (OSError, ValueError):
+        return False
+
+
+def _shown(filename: str) -> str:
+    """A file name as short as it stays unambiguous: relative to the current folder when inside it."""
+    try:
+        return str(Path(filename).resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return filename
+
+
+def authoring_error(exc: BaseException, shown: dict[str, str] | None = None) -> str | None:
+    """``FILE:LINE: message`` when ``exc`` is a claim defined wrongly, else None.
+
+    A claim is defined wrongly when a ValueError or TypeError (not a duplicate id, which names
+    its two files itself) was raised inside :mod:`dpverify.claims` while code outside it called
+    it; FILE:LINE is that calling line (the ``@claim(...)`` line of a claims file).  ``shown``
+    maps resolved file names to the names to print (e.g. the path as the user typed it).
+
+    Example
+    -------
+    >>> from dpverify.claims import claim, Outcome, Source
+    >>> try:
+    ...     claim("noprefix", source=Source("x"), statement="s", method="property")(lambda thorough=False: None)
+    ... except ValueError as exc:
+    ...     print(authoring_error(exc).split(": ", 1)[1])
+    claim id must be '<room>.<name>' (room: a Python identifier), got 'noprefix'
+    """
+    from dpverify.claims.store import DuplicateClaimError
+
+    if not isinstance(exc, BaseException):
+        raise TypeError(f"exc must be an exception, got {type(exc).__name__}")
+    if shown is not None and not isinstance(shown, dict):
+        raise TypeError(f"shown must be a dict of file names or None, got {type(shown).__name__}")
+    if not isinstance(exc, (ValueError, TypeError)) or isinstance(exc, DuplicateClaimError):
+        return None
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or not _in_claims_package(frames[-1].filename):
+        return None
+    for f in reversed(frames):
+        if not _in_claims_package(f.filename):
+            try:
+                key = str(Path(f.filename).resolve())
+            except (OSError, ValueError):
+                key = f.filename
+            where = (shown or {}).get(key) or _shown(f.filename)
+            return f"{where}:{f.lineno}: " + str(exc).replace("\n", " ")
+    return None
 
 
 def _import(room: str, module: str) -> bool:
@@ -46,8 +115,12 @@ def _import(room: str, module: str) -> bool:
         return True
     except (KeyboardInterrupt, GeneratorExit):
         raise
-    except BaseException:  # a claims file that raises, exits or skips is an error result
-        store.import_failure(room, module)
+    except BaseException as exc:  # a claims file that raises, exits or skips is an error result
+        one_line = authoring_error(exc)
+        if one_line is None:
+            store.import_failure(room, module)
+        else:  # a claim defined wrongly: its one line, no traceback
+            store.import_failure(room, module, (TypeError if isinstance(exc, TypeError) else ValueError)(one_line))
         return False
 
 
@@ -116,13 +189,28 @@ def module_of_file(path: Path):
     return importlib.import_module(name)
 
 
-def _load_file(path: Path) -> list[Claim]:
+def _definition_error(exc: BaseException, before: dict, shown: dict[str, str]) -> None:
+    """Raise :class:`ClaimDefinitionError` (one line) if ``exc`` is a claim defined wrongly.
+
+    The claims registered since ``before`` (by the file that failed) are removed first.
+    """
+    one_line = authoring_error(exc, shown)
+    if one_line is None:
+        return
+    for c in store.registered_since(before):
+        if before.get(c.id) is None:
+            store.unregister(c.id)
+    raise ClaimDefinitionError(one_line) from None
+
+
+def _load_file(path: Path, shown: str | None = None) -> list[Claim]:
     before = store.snapshot()
     try:
         module_of_file(path)
     except (KeyboardInterrupt, GeneratorExit):
         raise
-    except BaseException:  # a claims file that raises, exits or skips is an error result
+    except BaseException as exc:  # a claims file that raises, exits or skips is an error result
+        _definition_error(exc, before, {str(path): shown or str(path)})
         room = re.sub(r"\W", "_", path.stem) or "file"
         room = room if room[0].isalpha() or room[0] == "_" else f"_{room}"
         return [store.import_failure(room, str(path))]
@@ -140,7 +228,8 @@ def _load_module(name: str) -> list[Claim]:
         files = {str(Path(m.__file__).resolve()) for m in mods if getattr(m, "__file__", None)}
     except (KeyboardInterrupt, GeneratorExit):
         raise
-    except BaseException:  # a claims file that raises, exits or skips is an error result
+    except BaseException as exc:  # a claims file that raises, exits or skips is an error result
+        _definition_error(exc, before, {})
         room = name.split(".")[-1] if name.split(".")[0] != "dpverify" else name.split(".")[1]
         return [store.import_failure(room, name)]
     return store.registered_since(before, files)
@@ -153,7 +242,8 @@ def load_sources(specs: Iterable[str]) -> list[Claim]:
     hidden folders and ``__pycache__`` skipped).  A module contributes the claims its import
     registers (a package: also its claims modules).  Only these are imported: the rooms are
     not, unless named.  A path that does not exist and is no importable module raises
-    :class:`SourceError`.
+    :class:`SourceError`; a claim defined wrongly raises :class:`ClaimDefinitionError`, one
+    line ``FILE:LINE: message`` (a module that fails to import otherwise is an ``error`` claim).
 
     Example
     -------
@@ -168,11 +258,11 @@ def load_sources(specs: Iterable[str]) -> list[Claim]:
         if p.is_file():
             if p.suffix != ".py":
                 raise SourceError(f"{spec}: not a Python file")
-            claims = _load_file(p.resolve())
+            claims = _load_file(p.resolve(), spec)
         elif p.is_dir():
             claims = []
             for f in claim_files(p):
-                claims += _load_file(f)
+                claims += _load_file(f, str(p / f.relative_to(p.resolve())))
         elif _MODULE_RE.match(spec) and not spec.endswith(".py") and _find_spec(spec):
             claims = _load_module(spec)
         else:
@@ -189,8 +279,18 @@ def _find_spec(name: str) -> bool:
         return False
 
 
-def claim_files(folder: Path) -> list[Path]:
-    """The claims files under a folder (:func:`dpverify.rooms.is_claims_file`), resolved and sorted."""
+def claim_files(folder: str | Path) -> list[Path]:
+    """The claims files under a folder (:func:`dpverify.rooms.is_claims_file`), resolved and sorted.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> claim_files(tempfile.mkdtemp())
+    []
+    """
+    if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, str) and not folder.strip():
+        raise (ValueError if isinstance(folder, str) else TypeError)(
+            f"folder must be a non-empty path, got {folder!r}")
     out = []
     for f in sorted(Path(folder).rglob("*.py")):
         rel = f.relative_to(folder).parts[:-1]

@@ -28,7 +28,7 @@ import traceback
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
-from dpverify.claims.model import CheckFn, Claim, Method, Outcome, Source, Verdict, check_timeout
+from dpverify.claims.model import AUDIT_VERDICTS, CheckFn, Claim, Method, Outcome, Source, Verdict, check_timeout
 from dpverify.rooms import PACKAGE_DIR, proof_name, reserved_namespaces
 
 __all__ = [
@@ -90,6 +90,10 @@ def _validate(c: Claim) -> None:
                          f"{[x.value for x in Verdict if x is not Verdict.ERROR]}")
     if c.expected is Verdict.ERROR:
         raise ValueError(f"{who}: expected verdict cannot be 'error' (an error is never as expected)")
+    if c.method is Method.AUDIT and c.expected not in AUDIT_VERDICTS:
+        raise ValueError(f"{who}: method 'audit' with expected verdict {c.expected.value!r}: an audit can never "
+                         f"establish {c.expected.value!r} (finding no violation proves nothing); an audit claim "
+                         "expects 'refuted' or 'inconclusive'")
     check_timeout(c.timeout, f"{who}: timeout")
     if not isinstance(c.source, Source):
         raise TypeError(f"{who}: source must be a Source or (seed, section, equation), got {c.source!r}")
@@ -183,7 +187,8 @@ def claim(
     """Decorator registering ``check(thorough: bool = False) -> Outcome`` as a claim.
 
     Bad input is an error at registration naming the claim: an id without a
-    room prefix, an unknown method or verdict, a timeout that is not a finite
+    room prefix, an unknown method or verdict, ``method="audit"`` with an
+    expected verdict an audit cannot reach (``holds``, ``erratum``), a timeout that is not a finite
     positive number, a proof not named ``"<room>/<file>.md"``, a check that does
     not accept ``thorough`` or is annotated to return something other than an
     :class:`Outcome`.

@@ -119,24 +119,42 @@ def check_total(counts: np.ndarray, name: str = "counts") -> None:
 
 
 def check_count(a_t) -> int:
-    """One pushed count ``a_t``: a non-negative integer (integral floats accepted), as an int.
+    """One pushed count ``a_t``: a non-negative integer below 2^62 (integral floats accepted), as an int.
+
+    The bound is :data:`MAX_TOTAL`, the bound on every running total (batch or stream): beyond it
+    the noisy total leaves int64 under discrete noise, and ``1e308`` would overflow float64 at the
+    next push under Laplace noise.  Such a count is a ValueError naming ``a_t`` and its value.
 
     Example
     -------
     >>> check_count(3), check_count(2.0)
     (3, 2)
+    >>> check_count(1e308)
+    Traceback (most recent call last):
+    ...
+    ValueError: a_t must be < 2^62 (running totals stay inside int64), got 1e+308
     """
     a = a_t
     if type(a) is int:  # fast path
         if a < 0:
             raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
+        if a >= MAX_TOTAL:
+            raise ValueError(f"a_t must be < 2^62 (running totals stay inside int64), got {a!r}")
         return a
-    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (numbers.Real, np.integer, np.floating)):
         raise TypeError(f"a_t must be a non-negative integer, got {a!r} of type {type(a).__name__}")
-    f = float(a)
-    if not np.isfinite(f) or f != int(f) or f < 0:
+    if isinstance(a, (numbers.Integral, np.integer)):
+        v = int(a)
+    else:
+        f = float(a)
+        if not np.isfinite(f) or f != int(f) or f < 0:
+            raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
+        v = int(f)
+    if v < 0:
         raise ValueError(f"a_t must be a non-negative integer, got {a!r}")
-    return int(a) if isinstance(a, (numbers.Integral, np.integer)) else int(f)
+    if v >= MAX_TOTAL:
+        raise ValueError(f"a_t must be < 2^62 (running totals stay inside int64), got {a!r}")
+    return v
 
 
 def check_noise(noise) -> str:

@@ -38,11 +38,28 @@ def _open_csv(path: str):
     return p.open(newline="")
 
 
-def _header(reader, path: str, column: str, public: str | None) -> tuple[int, int | None]:
+def _unreadable(path: str, reader, exc: Exception) -> ValueError:
+    """A CSV file that cannot be read (not text, a field beyond the csv limit, ...): one error naming it."""
+    if isinstance(exc, UnicodeDecodeError):
+        return ValueError(f"--input {path} is not a UTF-8 text file ({exc.reason})")
+    return ValueError(f"--input {path}: line {reader.line_num}: not a CSV file dpverify can read ({exc})")
+
+
+def _take(reader, n: int, path: str) -> list[list[str]]:
+    """The next ``n`` rows (fewer at the end of the file); a read error names the file and line."""
+    from itertools import islice
+
     try:
-        header = next(reader)
-    except StopIteration:
-        raise ValueError(f"--input {path} is empty") from None
+        return list(islice(reader, n))
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise _unreadable(path, reader, exc) from None
+
+
+def _header(reader, path: str, column: str, public: str | None) -> tuple[int, int | None]:
+    rows = _take(reader, 1, path)
+    if not rows:
+        raise ValueError(f"--input {path} is empty")
+    header = rows[0]
     if column not in header:
         raise ValueError(f"--column {column!r} not in the header of {path}: {header}")
     j = header.index(column)
@@ -57,8 +74,6 @@ def _header(reader, path: str, column: str, public: str | None) -> tuple[int, in
 
 def _count_rows(path: str, column: str, public: str | None) -> int:
     """First pass: the number of non-empty data rows (streaming, nothing stored)."""
-    from itertools import islice
-
     from dpverify.progress import progress
 
     with _open_csv(path) as fh, progress("counting rows", unit="rows", stream=sys.stderr) as tick:
@@ -66,7 +81,7 @@ def _count_rows(path: str, column: str, public: str | None) -> int:
         _header(reader, path, column, public)
         n = 0
         while True:
-            block = list(islice(reader, _DEFAULT_CHUNK))
+            block = _take(reader, _DEFAULT_CHUNK, path)
             if not block:
                 return n
             k = sum(1 for row in block if row)
@@ -129,24 +144,17 @@ def _parse(cells: list[str], first: int, path: str, column: str):
 
 def _chunks(path: str, column: str, public: str | None, chunk: int):
     """Yield (public index cells or None, counts int64) for each chunk of non-empty rows."""
-    from itertools import islice
-
     with _open_csv(path) as fh:
         reader = csv.reader(fh)
         j, jp = _header(reader, path, column, public)
         first = 1
         while True:
-            rows = [r for r in islice(reader, chunk) if r]
-            if not rows:
-                block_empty = True
-                # islice may have returned only blank rows: keep reading until the file ends
-                for r in reader:
-                    if r:
-                        rows = [r] + [x for x in islice(reader, chunk - 1) if x]
-                        block_empty = False
-                        break
-                if block_empty:
-                    return
+            block = _take(reader, chunk, path)
+            if not block:
+                return
+            rows = [r for r in block if r]
+            if not rows:  # only blank rows in this block: read on until the file ends
+                continue
             try:
                 cells = [r[j] for r in rows]
             except IndexError:
@@ -304,15 +312,16 @@ def cmd_mse(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2)
         print()
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"exact MSE, n = {n}, ε = {eps}, {args.noise} noise")
+    from dpverify.console import make_console, quote
+
+    t = Table(title=quote(f"exact MSE, n = {n}, ε = {eps}, {args.noise} noise"))
     for col in ("method", "total", "mean per release", "max per release", "release n"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(r["method"], f"{r['total']:.6g}", f"{r['mean']:.6g}", f"{r['max']:.6g}", f"{r['last']:.6g}")
-    Console().print(t)
+        t.add_row(quote(r["method"]), f"{r['total']:.6g}", f"{r['mean']:.6g}", f"{r['max']:.6g}", f"{r['last']:.6g}")
+    make_console().print(t)
     return 0
 
 

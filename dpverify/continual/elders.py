@@ -1,17 +1,35 @@
 """The balanced-digit k-ary tree with subtraction ("elders"), batch and streaming, with exact MSE.
 
 Reference: Andersson, Pagh, Steiner, Torkamani, *Count on Your Elders: Laplace vs
-Gaussian Noise*, FORC 2025, arXiv:2408.07021.  **What was read and what was
-reconstructed.**  The paper's text was not available to this library's
-authors; the construction below is reconstructed from its abstract (as
-restated in the issue that asked for it): every t is written in balanced
-base-k digits, a release adds or subtracts aligned blocks (nodes of a complete
-k-ary tree), every node gets Lap(levels/ε), and the noise of blocks that end
-after t is drawn in advance.  The variance formula, the privacy proof
-(``continual/elders_privacy.md``, including adaptively chosen streams)
-and the two numbers checked in :mod:`dpverify.continual.claims.elders` are
-derived here, not transcribed.  Even k (digits ``-(k/2-1) .. k/2``) is this
-library's extension; the paper's k is odd.
+Gaussian Noise*, FORC 2025 (LIPIcs 329, paper 10), arXiv:2408.07021 (v1: *Improved
+Counting under Continual Observation with Pure Differential Privacy*).
+
+**What rests on the paper and what is reconstructed.**  The full text is public,
+but what this library's authors could read of it is the abstract (v1 and v3) and
+the table of contents; Sections 3 (Mechanisms), 4 and 5 and Appendices B (proofs)
+and C (subtraction for even k) were not available to them.
+
+- From the abstract: a generalization of the binary tree mechanism that writes t
+  in a k-ary number system with negative digits and adds Laplace noise (pure ε-DP),
+  and three numbers.  The reconstruction below reproduces all three exactly in the
+  limit (:mod:`dpverify.continual.claims.elders`): the best k is 19 (the integer
+  minimum of E|d|/ln³k, E|d| = (k² − 1)/(4k) over one period of the odd digit set),
+  the mean MSE is ≈ 4× below Honaker's (4.0456, v1's abstract), and the crossover with
+  the bound of Henzinger, Upadhyay and Upadhyay is δ = T^-0.916 ≈ T^-0.92.  So its
+  leading constant, (2/ε²)·(k² − 1)/(4k)·log_k³T for odd k (L = log_k T levels,
+  Lap(L/ε) per node, |d_j| nodes per level), agrees with the paper's; this is
+  agreement on published numbers, not a reading of the paper's construction.
+- From the table of contents: the paper treats even k in its Appendix C (a
+  published summary of the paper states its main result for odd k >= 3).  The
+  even-k digit set used here, {-(k/2-1), ..., k/2}, is this library's choice;
+  whether Appendix C uses it is not known here.
+- Reconstructed, not compared with any text: the number of levels at a finite
+  horizon (the smallest L with hi (k^L - 1)/(k - 1) >= n, below), the top level (no
+  separate root: t's top digit selects top-level nodes like any other level),
+  the noise of blocks that end after t drawn in advance, the discrete noise, the
+  optimal per-node weights, and the variance formula and privacy proof
+  (``continual/elders_privacy.md``, including adaptively chosen streams), which are
+  derived here for this construction, not transcribed.
 
 Construction.  Digits D_k = {lo, ..., hi}, lo = -floor((k-1)/2), hi = ceil((k-1)/2)
 (k odd: ±(k-1)/2).  Level j has nodes i >= 1, node (j, i) = the block

@@ -1,8 +1,8 @@
 """The balanced-digit k-ary tree of the "elders" method: digits, levels and the explicit strategy.
 
 Every t is written in balanced base-k digits d_j ∈ {lo, ..., hi}; release t adds or subtracts
-aligned blocks, the nodes of a complete k-ary tree (the construction, and what was reconstructed,
-is described in :mod:`dpverify.continual.elders`).  This module holds the tree: the digit range,
+aligned blocks, the nodes of a complete k-ary tree (the construction, what rests on the paper and
+what is reconstructed are described in :mod:`dpverify.continual.elders`).  This module holds the tree: the digit range,
 the number of levels, the digits of t, the digit-sum total that sets the best branching, and the
 explicit strategy ``(R, A)``.
 

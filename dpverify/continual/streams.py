@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify.validation import as_generator, check_counts
-from dpverify.continual.checks import check_count, check_eps, check_n, check_noise
+from dpverify.continual.checks import MAX_TOTAL, check_count, check_eps, check_n, check_noise
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["CHUNK", "BoundedStream", "draw_run"]
@@ -72,18 +72,29 @@ class BoundedStream:
         return self.n - self.t
 
     def admit(self, a_t) -> int:
-        """The count a_t as an int, once it is a non-negative integer and push n + 1 is not being made."""
+        """The count a_t as an int, once it is a non-negative integer, push n + 1 is not being made and
+        the true running total stays below 2^62 (:data:`~dpverify.continual.checks.MAX_TOTAL`, as for
+        a batch release); otherwise a ValueError naming ``a_t``."""
         a = check_count(a_t)
         if self.t >= self.n:
             raise ValueError(f"stream is bounded: n={self.n} releases already made, cannot push release {self.t + 1}")
+        self._admit_total(a, "a_t", a_t)
         return a
 
     def admit_many(self, counts) -> np.ndarray:
-        """A chunk of counts as an int64 array, once it fits in what remains of the bound."""
+        """A chunk of counts as an int64 array, once it fits in what remains of the bound (and of 2^62)."""
         a = check_counts(counts, "counts")
         if a.size > self.n - self.t:
             raise ValueError(f"stream is bounded: n={self.n}, {self.t} pushed, cannot push {a.size} more")
+        self._admit_total(sum(int(x) for x in a) if a.size else 0, "counts", None)
         return a
+
+    def _admit_total(self, add: int, name: str, value) -> None:
+        total = getattr(self, "_admitted", 0) + add
+        if total >= MAX_TOTAL:
+            got = "" if value is None else f" (got {name}={value!r})"
+            raise ValueError(f"{name} too large: the running total of the stream must stay below 2^62 (int64){got}")
+        self._admitted = total
 
     def empty(self) -> np.ndarray:
         """The release of an empty chunk (integers under discrete noise)."""

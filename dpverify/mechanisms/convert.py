@@ -120,7 +120,7 @@ def check_signature(function, what: Any = None) -> None:
     >>> check_signature(laplace)
     Traceback (most recent call last):
     ...
-    TypeError: mechanism 'laplace' must take (data, rng, n) positionally, but its signature is laplace(value, sensitivity, epsilon, rng=None, size=None) (its 'rng' would not receive the generator); wrap it, e.g. lambda data, rng, n: laplace(...)
+    TypeError: mechanism 'laplace' must take (data, rng, n) positionally, but its signature is laplace(value, sensitivity, epsilon, rng=None, size=None) (its 'rng' would not receive the generator); wrap it, e.g. lambda data, rng, n: laplace(...) (a mechanism is `mechanism(data, rng, n)`: the input, a numpy Generator and the number of draws, returning n outputs)
     """
     try:
         sig = inspect.signature(function)
@@ -137,8 +137,10 @@ def check_signature(function, what: Any = None) -> None:
         name = name_of(what if what is not None else function)
         short = name.split("(")[0] or "f"
         hint = "" if short.startswith("<") else f", e.g. lambda data, rng, n: {short}(...)"
+        method = ".sample" if getattr(function, "__name__", "") == "sample" and inspect.ismethod(function) else ""
         raise TypeError(f"mechanism {name!r} must take (data, rng, n) positionally, but its signature is "
-                        f"{short}{sig} ({exc}); wrap it{hint}") from None
+                        f"{short}{method}{sig} ({exc}); wrap it{hint} (a mechanism is `mechanism(data, rng, n)`: "
+                        "the input, a numpy Generator and the number of draws, returning n outputs)") from None
 
 
 def _from_factory(obj, params: dict):

@@ -2,7 +2,12 @@
 
 A relation knows the **domain** of the inputs (:class:`Domain`: a shape — ``()`` for a scalar —,
 bounds ``low``/``high`` or a finite set of ``values``, integer or real) and yields candidate pairs
-with ``candidates(rng)``:
+with ``candidates(rng)``.  The domain is part of the mechanism: a mechanism that is private on
+[0, 1] need not be on [−10, 10], so :class:`Neighbours` searches only a domain that is stated —
+both bounds, or the values — and refuses to search otherwise (ValueError naming ``low``/``high``)
+unless ``default_domain=True`` states that any entries are accepted where no bound is given; random
+pairs are then drawn from the default range [−10, 10] there, and ``describe_domain()`` says so (the
+audit report carries that text):
 
 - :class:`Neighbours` — a relation by kind over a domain, generating the StatDP/DP-Sniper
   patterns (Ding et al., CCS 2018, §5.1; Bichsel et al., S&P 2021), random and extreme pairs;
@@ -11,17 +16,22 @@ with ``candidates(rng)``:
 
 :func:`as_relation` turns what users pass (a relation, a list of pairs, free text) into one.
 **Free text** (``"|d - d'| <= 1"``) becomes a :class:`Neighbours` on the default scalar domain
-(real, ``|d − d′| ≤ 1``) that keeps the text as its ``description``: the words are the
-author's, the pairs are those of the default domain — pass a relation object for anything else.
+(real, ``|d − d′| ≤ 1``, ``default_domain=True``) that keeps the text as its ``description``: the
+words are the author's, the pairs are those of the default domain, and the domain text says so —
+pass a relation object for anything else.
 
 Example
 -------
->>> rel = Neighbours(shape=(3,), kind="linf")
+>>> rel = Neighbours(shape=(3,), kind="linf", low=0, high=2)
 >>> pairs = rel.candidates(np.random.default_rng(0))
 >>> [p[1].tolist() for p in pairs[:3]]
 [[0.0, 1.0, 1.0], [2.0, 1.0, 1.0], [2.0, 0.0, 0.0]]
->>> all(rel.admits(a, b) for a, b in pairs)
-True
+>>> all(rel.admits(a, b) for a, b in pairs), rel.describe_domain()
+(True, '3 real entries in [0, 2]')
+>>> Neighbours(shape=(3,), kind="linf").candidates(0)
+Traceback (most recent call last):
+...
+ValueError: linf neighbours, bound 1, d in R^(3,) states no domain to search: give low and high (or values), the inputs the mechanism is defined on, or default_domain=True to accept any entries (random pairs then drawn from [-10, 10])
 >>> scalar = as_relation("|d - d'| <= 1")
 >>> scalar.domain.shape, str(scalar), scalar.candidates(0)[0][0].shape
 ((), "|d - d'| <= 1", ())
@@ -34,99 +44,13 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.mechanisms.domain import DEFAULT_DOMAIN, Domain, number_text
 from dpverify.mechanisms.sampling import describe_input
 from dpverify.validation import as_generator, check_nonneg_int, check_real
 
-__all__ = ["KINDS", "Domain", "Neighbours", "Pairs", "as_relation"]
+__all__ = ["DEFAULT_DOMAIN", "KINDS", "Domain", "Neighbours", "Pairs", "as_relation"]
 
 KINDS = ("linf", "l1", "add_remove", "replace")
-
-
-def _check_shape(shape, name: str = "shape") -> tuple:
-    """``()`` or a tuple of positive integer sizes (an int is a one-entry shape); ValueError otherwise."""
-    sizes = (shape,) if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) else shape
-    ok = isinstance(sizes, (tuple, list)) and all(
-        isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1 for s in sizes)
-    if not ok:
-        raise ValueError(f"{name} must be () (a scalar) or a tuple of positive integer sizes, got {shape!r}")
-    return tuple(int(s) for s in sizes)
-
-
-@dataclass(frozen=True)
-class Domain:
-    """The inputs a mechanism takes: a ``shape`` (``()`` = a scalar), bounds or a finite set of values.
-
-    The default is the real scalars (``shape=()``).  (:class:`Neighbours` defaults to
-    ``shape=(1,)``, one-entry vectors, as the StatDP/DP-Sniper searches do; a scalar mechanism
-    given those receives scalars, :meth:`coerce`.)  ``shape`` must be ``()`` or positive sizes,
-    ``low <= high``, and ``values`` a non-empty finite set (ValueError naming the parameter).
-
-    Example
-    -------
-    >>> d = Domain(shape=(), low=0, high=5, integer=True)
-    >>> d.contains(3), d.contains(3.5), d.contains(6)
-    (True, False, False)
-    >>> d.coerce(np.array([2.0])).shape        # a one-entry vector given to a scalar mechanism
-    ()
-    >>> Domain(shape=0)
-    Traceback (most recent call last):
-    ...
-    ValueError: shape must be () (a scalar) or a tuple of positive integer sizes, got 0
-    """
-
-    shape: tuple = ()
-    low: float | None = None
-    high: float | None = None
-    integer: bool = False
-    values: tuple | None = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "shape", _check_shape(self.shape))
-        for bound in ("low", "high"):
-            if getattr(self, bound) is not None:
-                check_real(getattr(self, bound), bound)
-        if self.low is not None and self.high is not None and not self.low <= self.high:
-            raise ValueError(f"low must be <= high, got low={self.low!r}, high={self.high!r}")
-        if self.values is not None:
-            if isinstance(self.values, (str, bytes)) or not hasattr(self.values, "__iter__"):
-                raise TypeError(f"values must be a finite collection of inputs, got {describe_input(self.values)}")
-            vals = tuple(self.values)
-            if not vals:
-                raise ValueError(f"values must hold at least one input (a non-empty finite set), got {self.values!r}")
-            object.__setattr__(self, "values", vals)
-
-    @property
-    def scalar(self) -> bool:
-        """Whether the inputs are scalars."""
-        return self.shape == ()
-
-    def contains(self, x) -> bool:
-        """True when ``x`` is an input of this domain (shape, bounds, integrality, values)."""
-        a = np.asarray(x)
-        if self.values is not None:
-            allowed = np.asarray(self.values)
-            if a.dtype.kind not in "biuf" or allowed.dtype.kind not in "biuf":
-                return bool(np.all(np.isin(np.asarray(x, dtype=object), np.asarray(self.values, dtype=object))))
-            return bool(np.isin(a, allowed).all())
-        if a.shape != self.shape or a.dtype.kind not in "biuf":
-            return False
-        a = a.astype(float)
-        if (self.low is not None and (a < self.low).any()) or (self.high is not None and (a > self.high).any()):
-            return False
-        return not self.integer or bool(np.all(a == np.round(a)))
-
-    def coerce(self, data):
-        """``data`` in the domain's shape: a one-entry array becomes a scalar (0-d) for a scalar domain.
-
-        The one place where scalar and vector inputs meet: a scalar mechanism handed a
-        one-entry vector (e.g. the pairs of ``Neighbours(shape=(1,))``) receives a 0-d array,
-        which ``float()`` and ``int()`` accept.
-        """
-        if self.scalar and isinstance(data, np.ndarray) and data.ndim > 0 and data.size == 1:
-            return data.reshape(())
-        return data
-
-
 @dataclass(frozen=True)
 class Neighbours:
     """A neighbouring relation of kind ``kind`` over inputs of shape ``shape`` (``()``: scalars).
@@ -142,12 +66,20 @@ class Neighbours:
     ``integer`` keeps them integral, ``values`` restricts them to a finite set; ``n_random``
     random pairs are added to the patterns.  ``description`` is the relation in words.
 
+    The **domain searched** is the stated one: ``candidates`` refuses a relation with neither both
+    bounds nor ``values`` (ValueError naming ``low`` and ``high``) unless ``default_domain=True``
+    states that the mechanism takes any entries where no bound is given; random pairs are then drawn
+    from :data:`DEFAULT_DOMAIN` [−10, 10] there (a pattern or a change of ± ``bound`` may step past
+    it: inside the domain, which has no bound there); ``describe_domain()`` states which.
+
     Example
     -------
     >>> Neighbours(shape=(2,), kind="l1").admits([1, 1], [1, 2])
     True
     >>> Neighbours(shape=(), kind="l1", values=(0, 1, 2)).candidates(0)[:2]
     [(array(1.), array(0.)), (array(1.), array(2.))]
+    >>> Neighbours(shape=(), kind="l1", default_domain=True).describe_domain()
+    'a real scalar (unbounded): no domain stated, any entries accepted with default_domain=True; random pairs drawn from [-10, 10]'
     """
 
     shape: tuple = (1,)
@@ -159,8 +91,11 @@ class Neighbours:
     n_random: int = 6
     values: tuple | None = None
     description: str = field(default="", compare=False)
+    default_domain: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.default_domain, (bool, np.bool_)):
+            raise TypeError(f"default_domain must be True or False, got {self.default_domain!r}")
         if self.kind not in KINDS:
             raise ValueError(f"unknown neighbouring relation {self.kind!r}; valid: {', '.join(KINDS)}")
         shape = () if self.shape == () else tuple(int(s) for s in np.atleast_1d(self.shape))
@@ -170,9 +105,16 @@ class Neighbours:
             raise ValueError("kind 'add_remove' needs a shape with records, got the scalar shape ()")
         object.__setattr__(self, "shape", shape)
         check_real(self.bound, "bound", positive=True)
+        if self.integer and self.kind in ("linf", "l1") and self.bound < 1:
+            raise ValueError(f"bound={self.bound!r} < 1 admits no pair of integer entries (kind {self.kind!r}): "
+                             "integers that differ, differ by at least 1")
         check_nonneg_int(self.n_random, "n_random")
         if self.low is not None and self.high is not None and not self.low < self.high:
             raise ValueError(f"low must be < high, got low={self.low!r}, high={self.high!r}")
+        if self.default_domain and self.values is None and not (self.low if self.low is not None else DEFAULT_DOMAIN[0]) \
+                < (self.high if self.high is not None else DEFAULT_DOMAIN[1]):
+            raise ValueError(f"default_domain=True completes low={self.low!r}, high={self.high!r} with the default "
+                             f"{list(DEFAULT_DOMAIN)} into an empty range; give both low and high")
         if self.values is not None:
             vals = tuple(sorted({float(check_real(v, "values")) for v in self.values}))
             if len(vals) < 2:
@@ -217,16 +159,37 @@ class Neighbours:
 
     # ----------------------------------------------------------------- candidates
     def _clip(self, x: np.ndarray) -> np.ndarray:
+        """``x`` inside the stated domain (the bounds given, the values)."""
         x = np.clip(x, self.low if self.low is not None else -np.inf, self.high if self.high is not None else np.inf)
         if self.values is not None:
             vals = np.asarray(self.values)
             return vals[np.abs(x.reshape(-1, 1) - vals).argmin(axis=1)].reshape(x.shape)
         return np.round(x) if self.integer else x
 
+    @property
+    def domain_stated(self) -> bool:
+        """Whether the relation states the domain it is searched on: both bounds, or the values."""
+        return self.values is not None or (self.low is not None and self.high is not None)
+
+    def describe_domain(self) -> str:
+        """The domain searched, in words; says when it is the default accepted with ``default_domain``."""
+        if self.domain_stated or not self.default_domain:
+            return self.domain.describe() + ("" if self.domain_stated else " (not stated: cannot be searched)")
+        lo, hi = self._range()
+        return (f"{self.domain.describe()}: no domain stated, any entries accepted with default_domain=True; "
+                f"random pairs drawn from [{number_text(lo)}, {number_text(hi)}]")
+
     def _range(self) -> tuple[float, float]:
-        lo = self.low if self.low is not None else (self.values[0] if self.values else -10.0)
-        hi = self.high if self.high is not None else (self.values[-1] if self.values else 10.0)
-        return lo, hi
+        """Where random bases are drawn: the values' extremes, the stated bounds, or the default range
+        where ``default_domain`` accepts any entries."""
+        if self.values is not None:
+            return self.values[0], self.values[-1]
+        if not self.domain_stated and not self.default_domain:
+            raise ValueError(f"{self} states no domain to search: give low and high (or values), the inputs the "
+                             f"mechanism is defined on, or default_domain=True to accept any entries (random "
+                             f"pairs then drawn from [{number_text(DEFAULT_DOMAIN[0])}, {number_text(DEFAULT_DOMAIN[1])}])")
+        return (self.low if self.low is not None else DEFAULT_DOMAIN[0],
+                self.high if self.high is not None else DEFAULT_DOMAIN[1])
 
     def patterns(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The StatDP/DP-Sniper patterns around the base input of ones (step ``bound``)."""
@@ -275,7 +238,9 @@ class Neighbours:
         return out
 
     def candidates(self, rng=None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Patterns, then random pairs; each pair once (in either order), non-identical, admissible."""
+        """Patterns, then random pairs; each pair once (in either order), non-identical, admissible,
+        inside the domain searched (ValueError when the relation states none: see the class)."""
+        self._range()  # refuses an unstated domain before anything is generated
         seen, out = set(), []
         for a, b in self.patterns() + self.random_pairs(rng):
             key = frozenset({a.tobytes() + bytes(str(a.shape), "ascii"), b.tobytes() + bytes(str(b.shape), "ascii")})
@@ -348,8 +313,8 @@ class Pairs:
 def as_relation(relation, *, name: str = "relation"):
     """A relation object from a relation, a sequence of (d, d′) pairs, or free text.
 
-    Free text becomes ``Neighbours(shape=(), kind="l1", bound=1, description=text)``: the default
-    scalar domain with the author's words (module docstring).  Anything else raises TypeError
+    Free text becomes ``Neighbours(shape=(), kind="l1", bound=1, description=text,
+    default_domain=True)``: the default scalar domain with the author's words (module docstring).  Anything else raises TypeError
     naming ``name``.
 
     Example
@@ -367,7 +332,7 @@ def as_relation(relation, *, name: str = "relation"):
         text = relation.strip()
         if not text:
             raise ValueError(f"{name} must not be empty text")
-        return Neighbours(shape=(), kind="l1", bound=1.0, description=text)
+        return Neighbours(shape=(), kind="l1", bound=1.0, description=text, default_domain=True)
     if isinstance(relation, (list, tuple)):
         return Pairs(tuple(relation))
     raise TypeError(f"{name} must be a relation object (with candidates()), a list of (d, d_prime) pairs "

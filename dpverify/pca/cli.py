@@ -46,27 +46,27 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                           "rows": [dict(r.__dict__, at_majority_rate=m) for r, m in zip(rows, majority)],
                           "remark": remark}, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{args.dataset}: {len(rows)} cells × {args.runs} runs in {secs:.1f} s "
-                        f"(RNG seed {args.seed}, {args.jobs} job(s))")
+    from dpverify.console import make_console, quote
+
+    table = Table(title=quote(f"{args.dataset}: {len(rows)} cells × {args.runs} runs in {secs:.1f} s "
+                              f"(RNG seed {args.seed}, {args.jobs} job(s))"))
     for col in ("method", "ε", "k", "MSE mean", "MSE sd", "SVM acc", "acc sd", "remark"):
         table.add_column(col, justify="left" if col in ("method", "remark") else "right")
     for r, m in zip(rows, majority):
-        table.add_row(r.method, "-" if r.epsilon is None else f"{r.epsilon:g}", str(r.k), f"{r.mse_mean:.4g}",
+        table.add_row(quote(r.method), "-" if r.epsilon is None else f"{r.epsilon:g}", str(r.k), f"{r.mse_mean:.4g}",
                       f"{r.mse_std:.2g}", "-" if r.acc_mean is None else f"{r.acc_mean:.4f}",
                       "-" if r.acc_std is None else f"{r.acc_std:.4f}", "= majority-class rate" if m else "")
-    con = Console()
+    con = make_console()
     con.print(table)
     if remark:
-        con.print(remark)
+        con.print(quote(remark))
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     import numpy as np
-    from rich.console import Console
 
     from dpverify.validation import check_epsilon
     from dpverify.audit import MechanismError, epsilon_lower_bound
@@ -78,6 +78,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     # validate here: the mechanism only sees its parameters inside the auditor's sampling loop,
     # where a ValueError would surface as a MechanismError traceback instead of a usage error
     check_epsilon(args.epsilon)
+    from dpverify.budget import check_work
+
+    check_work(2 * args.samples, f"--samples {args.samples} (per data set, two data sets)")  # refused up front
     if args.pair == "adult":
         from dpverify.datasets import ADULT_BOUNDS, ADULT_FEATURES
 
@@ -118,9 +121,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
     else:
-        con = Console()
+        from dpverify.console import line, make_console
+
+        con = make_console()
         for key, v in out.items():
-            con.print(f"[bold]{key}[/bold]: {v}")
+            con.print(line((key, "bold"), f": {v}"))
     return 1 if out["verdict"] == "refuted" else 0  # as `dpverify audit`: 1 = refuted, 0 = not refuted
 
 

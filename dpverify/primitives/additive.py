@@ -5,6 +5,10 @@ ratio of the outputs on neighbours is exp(ε(|x − f(D')| − |x − f(D)|)/Δf
 ≤ e^ε (proof: ``survey/laplace_dp.md``).  The geometric mechanism adds
 two-sided geometric noise P(k) ∝ exp(−ε|k|/Δf) to an integer-valued query; the same
 argument holds term by term on the integers.
+
+An empty ``value`` (a vector query with no answers) is valid for every mechanism here: the
+release is an empty array of the output type (float64, or int64 for the geometric mechanism),
+after the other parameters are checked; it reveals nothing and costs no privacy.
 """
 
 from __future__ import annotations
@@ -21,10 +25,16 @@ __all__ = ["geometric_mechanism", "laplace_mechanism", "laplace_scale", "safe_la
 
 
 def _check_value(value) -> np.ndarray:
-    v = check_finite_array(value, "value")
-    if v.size == 0:
-        raise ValueError(f"value must be non-empty, got shape {v.shape}")
-    return v
+    """The true answer as a float array.  An empty vector (a query with no answers) is valid: its
+    release is an empty array, which reveals nothing and costs no privacy."""
+    return check_finite_array(value, "value")
+
+
+def _empty(v: np.ndarray, size, dtype) -> np.ndarray | None:
+    """The release of an empty ``value`` (``size`` must then broadcast with it), else None."""
+    if v.size:
+        return None
+    return np.empty(check_size(size, "size", broadcast=v.shape, itemsize=0) if size is not None else v.shape, dtype)
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
@@ -53,7 +63,7 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=
 
     Parameters
     ----------
-    value : the true answer f(D) (scalar or array; not mutated)
+    value : the true answer f(D) (scalar or array; not mutated; an empty array gives an empty release)
     sensitivity : ℓ1 sensitivity Δf of the whole vector query (> 0)
     epsilon : ε > 0
     rng : numpy Generator, int seed or None
@@ -70,6 +80,8 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, size=
     b = laplace_scale(sensitivity, epsilon)
     if b > MAX_LAPLACE_SCALE:
         raise ValueError(f"sensitivity/epsilon = {b:.3g} is too large a Laplace scale (over 1e305, draws overflow float64)")
+    if (empty := _empty(v, size, float)) is not None:
+        return empty
     shape = check_size(size, "size", broadcast=v.shape)
     return v + laplace(b, shape, as_generator(rng))  # proof: laplace-mech
 
@@ -79,7 +91,8 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
 
     The noise is exact at every scale (:func:`~dpverify.primitives.sampling.discrete_laplace`);
     Δf/ε must be at most 2^57 and ``|value|`` below 2^62 so that outputs fit int64.  ``size``: as in
-    :func:`laplace_mechanism`, independent runs on the same value, size·ε for the batch.
+    :func:`laplace_mechanism`, independent runs on the same value, size·ε for the batch.  An empty
+    ``value`` gives an empty int64 release.
 
     Example
     -------
@@ -97,6 +110,8 @@ def geometric_mechanism(value, sensitivity: int, epsilon: float, rng=None, size=
             f"epsilon = {epsilon!r} is too small for sensitivity {sensitivity!r}: the noise scale "
             f"sensitivity/epsilon = {b:.4g} exceeds 2^57, beyond int64 outputs"
         )
+    if (empty := _empty(v, size, np.int64)) is not None:
+        return empty
     shape = check_size(size, "size", broadcast=v.shape)
     noise = discrete_laplace(b, shape, as_generator(rng))
     return _add_saturating(v.astype(np.int64), noise)
@@ -147,7 +162,8 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
     ``tests/primitives/test_prim_safe_vector.py``.)
 
     ``size``: independent runs on the same ``value`` (what an auditor needs); publishing all
-    of them is size·ε-DP by sequential composition, and their mean converges to ``value``.
+    of them is size·ε-DP by sequential composition, and their mean converges to ``value``.  An
+    empty ``value`` gives an empty release.
 
     Example
     -------
@@ -173,6 +189,8 @@ def safe_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, 
             f"epsilon = {eps!r} is too small for sensitivity {d!r} on grid {g!r}: the integer noise scale "
             f"(⌊sensitivity/grid⌋ + m)/epsilon = {scale:.4g} exceeds 2^57 (use a coarser grid or a larger epsilon)"
         )
+    if (empty := _empty(v, size, float)) is not None:
+        return empty
     shape = check_size(size, "size", broadcast=v.shape)
     N = discrete_laplace(scale, shape, as_generator(rng))
     m = k.astype(np.int64) + N  # proof: safe-noise

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from dpverify.validation import check_real, check_epsilon, check_finite_array, check_probability_vector
+from dpverify.validation import check_budget, check_real, check_epsilon, check_finite_array, check_probability_vector
 from dpverify.proofdocs import proven
 
 __all__ = ["BudgetExceeded", "Accountant", "parallel_epsilon", "product_law", "sequential_epsilon"]
@@ -63,9 +63,11 @@ def product_law(*laws) -> np.ndarray:
     """
     if not laws:
         raise ValueError("product_law needs at least one law")
+    checked = [check_probability_vector(p, f"laws[{i}]") for i, p in enumerate(laws)]
+    check_budget(8.0 * math.prod(p.size for p in checked), f"the product of {len(laws)} laws")
     out = np.ones(1)
-    for i, p in enumerate(laws):
-        out = np.multiply.outer(out, check_probability_vector(p, f"laws[{i}]")).ravel()  # proof: product-law
+    for p in checked:
+        out = np.multiply.outer(out, p).ravel()  # proof: product-law
     return out
 
 
@@ -104,6 +106,8 @@ class Accountant:
     def spend(self, epsilon: float, label: str = "") -> None:
         """Record a spend of ε, or raise :class:`BudgetExceeded` and record nothing."""
         e = check_epsilon(epsilon)
+        if not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {label!r} of type {type(label).__name__}")
         if self.spent + e > self.budget * (1 + self._tol):  # proof: accountant-refuse
             raise BudgetExceeded(
                 f"spending {e} on {label!r} would exceed the budget {self.budget} (spent {round(self.spent, 12)})"

@@ -28,6 +28,9 @@ __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_cd
 
 _L0 = 62  # bits of the first uniform draw (int64-vectorised)
 _MAX_OUTCOMES = 1_000_000
+#: The exact sampler certifies each CDF boundary in interval arithmetic, about 15 µs an outcome:
+#: beyond this many outcomes its work is refused up front (the law itself takes _MAX_OUTCOMES).
+_MAX_SAMPLED_OUTCOMES = 100_000
 
 
 def _scores(scores, sensitivity, epsilon, factor):
@@ -92,9 +95,16 @@ def exponential_cdf_bounds(scores, sensitivity: float, epsilon: float, *, factor
     ([8], [8])
     """
     q, dq, eps, c = _scores(scores, sensitivity, epsilon, factor)
+    _check_sampled(q)
     if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 1 <= bits <= 4096:
         raise ValueError(f"bits must be an integer in [1, 4096], got {bits!r}")
     return _bounds(q, dq, eps, c, int(bits))
+
+
+def _check_sampled(q: np.ndarray) -> None:
+    if q.size > _MAX_SAMPLED_OUTCOMES:
+        raise ValueError(f"scores must have at most {_MAX_SAMPLED_OUTCOMES} outcomes for the exact sampler "
+                         f"(its certified CDF costs about 15 µs an outcome), got {q.size}")
 
 
 @proven("survey/exponential_mechanism.md")
@@ -147,6 +157,7 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float, rng=None, 
     (4,)
     """
     q, dq, eps, c = _scores(scores, sensitivity, epsilon, 2.0)
+    _check_sampled(q)
     shape = check_size(size, "size")
     g = as_generator(rng)
     n = math.prod(shape) if size is not None else 1

@@ -21,6 +21,7 @@ from functools import partial
 import numpy as np
 
 from dpverify.mechanisms import Call, Family, FunctionMechanism, MatrixLaw, Pair, Pairs, Param, family_name
+from dpverify.validation import check_budget, check_epsilon, check_nonneg_int, check_positive_int, check_real
 
 __all__ = ["EPS", "ExponentialLaw", "all_pairs", "exponential_mechanism", "families", "krr", "score_pairs"]
 
@@ -66,6 +67,11 @@ class ExponentialLaw:
     epsilon: float
     factor: float = 2.0
 
+    def __post_init__(self):
+        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", positive=True))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "factor", check_real(self.factor, "factor", positive=True))
+
     def __call__(self, scores):
         from dpverify.primitives import exponential_probabilities
 
@@ -87,7 +93,20 @@ def all_pairs(k: int) -> list[Pair]:
     >>> [(p.d, p.d_prime) for p in all_pairs(3)]
     [(0, 1), (0, 2), (1, 2)]
     """
+    k = check_positive_int(k, "k")
+    check_budget(64.0 * k * (k - 1) / 2, f"k = {k} (k(k-1)/2 pairs)")
     return [Pair(i, j) for i in range(k) for j in range(i + 1, k)]
+
+
+def _check_scores_family(epsilon, k, sensitivity, seed) -> tuple:
+    """The parameters of the exponential-mechanism family: ε > 0, k ≥ 1 candidates, Δ > 0, a seed ≥ 0."""
+    eps = check_epsilon(epsilon)
+    k = check_positive_int(k, "k")
+    check_budget(32.0 * k, f"k = {k}")
+    d = check_real(sensitivity, "sensitivity", positive=True)
+    if not 3.0 * d < np.inf:
+        raise ValueError(f"sensitivity must be below 1e307 (scores are drawn on [0, 3·sensitivity]), got {sensitivity!r}")
+    return eps, k, d, check_nonneg_int(seed, "seed")
 
 
 def as_pairs(pairs: list[Pair], description: str) -> Pairs:
@@ -110,6 +129,9 @@ def score_pairs(*, epsilon, k, sensitivity=1.0, seed=0, factor=None):
     >>> len(score_pairs(epsilon=1.0, k=3))
     3
     """
+    epsilon, k, sensitivity, seed = _check_scores_family(epsilon, k, sensitivity, seed)
+    if factor is not None:
+        check_real(factor, "factor", positive=True)
     g = np.random.default_rng(seed)
     q = g.uniform(0.0, 3.0 * sensitivity, k)
     up = np.zeros(k)
@@ -127,6 +149,7 @@ def exponential_mechanism(*, epsilon, k, sensitivity=1.0, seed=0):
     >>> support.tolist(), np.round(probs, 4).tolist()
     ([0, 1, 2], [0.3333, 0.3333, 0.3333])
     """
+    epsilon, k, sensitivity, seed = _check_scores_family(epsilon, k, sensitivity, seed)
     law = ExponentialLaw(sensitivity, epsilon)
     rel = as_pairs(score_pairs(epsilon=epsilon, k=k, sensitivity=sensitivity, seed=seed),
                    f"|q(D, r) - q(D', r)| <= {sensitivity} for every candidate r")

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_budget, check_counts, check_epsilon, check_positive_int
+from dpverify.validation import as_generator, check_budget, check_counts, check_elements, check_epsilon, check_positive_int
 
 __all__ = ["krr_matrix", "randomized_response"]
 
@@ -46,6 +46,11 @@ def randomized_response(values, k: int, epsilon: float, rng=None) -> np.ndarray:
     """
     k = check_positive_int(k, "k", maximum=2**62)
     eps = check_epsilon(epsilon)
+    try:
+        shape = np.shape(values)
+    except ValueError:
+        raise ValueError("values must be a (rectangular) array of integers in 0..k-1") from None
+    check_elements(np.asarray(values) if not isinstance(values, np.ndarray) else values, "values")
     v = check_counts(np.ravel(values), "values")
     if (v >= k).any():
         raise ValueError(f"values must be in 0..{k - 1}, got {int(v[v >= k][0])}")
@@ -53,4 +58,4 @@ def randomized_response(values, k: int, epsilon: float, rng=None) -> np.ndarray:
     keep = g.random(v.shape) < _keep_other(k, eps)[0]
     shift = g.integers(1, k, size=v.shape) if k > 1 else np.zeros_like(v)  # uniform over the others
     out = np.where(keep, v, (v + shift) % k)
-    return out.reshape(np.shape(values)).astype(np.int64)
+    return out.reshape(shape).astype(np.int64)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.validation import check_finite_array
+from dpverify.validation import check_budget, check_finite_array
 from dpverify.proofdocs import proven
 
 __all__ = ["l1_sensitivity", "substitution_sensitivity"]
@@ -40,7 +40,13 @@ def l1_sensitivity(A) -> float:
     if M.shape[0] < 1 or M.shape[1] < 1:
         raise ValueError(f"A must be non-empty, got shape {M.shape}")
     col = abs(M).sum(axis=0)  # proof: l1-colnorm
-    return float(np.max(np.asarray(col)))
+    return _finite(float(np.max(np.asarray(col))))
+
+
+def _finite(v: float) -> float:
+    if not np.isfinite(v):
+        raise ValueError("A is too large: its column l1 norms overflow float64")
+    return v
 
 
 def substitution_sensitivity(A) -> float:
@@ -55,5 +61,7 @@ def substitution_sensitivity(A) -> float:
     M = M.toarray() if sp.issparse(M) else M
     if M.shape[1] > 2000:
         raise ValueError(f"substitution_sensitivity is for small domains, got {M.shape[1]} columns")
-    diffs = np.abs(M[:, :, None] - M[:, None, :]).sum(axis=0)
-    return float(diffs.max())
+    check_budget(8.0 * M.shape[0] * M.shape[1] ** 2, f"A of shape {M.shape}")
+    with np.errstate(over="ignore"):
+        diffs = np.abs(M[:, :, None] - M[:, None, :]).sum(axis=0)
+    return _finite(float(diffs.max()))

@@ -23,8 +23,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
+
+from dpverify.console import line, make_console, quote
 
 _STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
 
@@ -90,6 +91,16 @@ def _run(args: argparse.Namespace, only: str | None, out: str | None, compare_wi
                            compare_with=compare_with)
 
 
+def _reading(path, read, *rest, **kw):
+    """``read(path, ...)``; a file that is not text, or nested too deeply, is one error naming it."""
+    try:
+        return read(path, *rest, **kw)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{str(path)!r} is not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise ValueError(f"{str(path)!r} is nested too deeply to be a dpverify report") from None
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from dpverify.report import load_report
 
@@ -97,11 +108,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _cmd_compare(args)
     if not args.out:
         raise ValueError("--out DIR is required (or --compare OLD.json)")
-    baseline = load_report(args.baseline) if args.baseline else None
+    baseline = _reading(args.baseline, load_report) if args.baseline else None
     if args.from_file:
         from dpverify.report.build import report_from_file
 
-        rep = report_from_file(args.from_file, args.out, compare_with=baseline)
+        rep = _reading(args.from_file, report_from_file, args.out, compare_with=baseline)
     else:
         rep = _run(args, args.only, args.out, compare_with=baseline)
     doc = rep.document
@@ -109,18 +120,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        con = Console()
+        con = make_console()
         counts = doc["summary"]["counts"]
         table = Table(title=f"dpverify report: {doc['summary']['total']} claims in {doc['total_seconds']:.1f} s")
         for v in counts:
-            table.add_column(v, justify="right", style=_STYLE[v])
+            table.add_column(quote(v), justify="right", style=_STYLE.get(v, ""))
         table.add_column("differ from expected", justify="right")
         table.add_row(*(str(n) for n in counts.values()), str(len(doc["summary"]["differ_from_expected"])))
         con.print(table)
         for e in doc["claims"]:
             if not e["as_expected"]:
-                con.print(f"[red]differs[/]: {e['id']} expected {e['expected']}, got {e['verdict']}")
-        con.print(f"wrote {rep.html} and {rep.json}")
+                con.print(line(("differs", "red"), f": {e['id']} expected {e['expected']}, got {e['verdict']}"))
+        con.print(quote(f"wrote {rep.html} and {rep.json}"))
     return 0 if rep.all_as_expected else 1
 
 
@@ -129,11 +140,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     if len(args.compare) > 2:
         raise ValueError(f"--compare takes OLD.json [NEW.json], got {len(args.compare)} paths")
-    old = load_report(args.compare[0])
+    old = _reading(args.compare[0], load_report)
     if len(args.compare) == 2:
         if args.out:
             raise ValueError("--out cannot be used with --compare OLD.json NEW.json (nothing is run)")
-        new = load_report(args.compare[1])
+        new = _reading(args.compare[1], load_report)
         new_label = args.compare[1]
     else:
         only = args.only if args.only is not None else old.get("only")
@@ -146,25 +157,25 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         json.dump(js, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        con = Console()
-        table = Table(title=f"changes from {args.compare[0]} to {new_label} ({cmp.compared} claims in both)")
+        con = make_console()
+        table = Table(title=quote(f"changes from {args.compare[0]} to {new_label} ({cmp.compared} claims in both)"))
         for col in ("change", "claim", "field", "old", "new", "rel. change"):
             table.add_column(col, overflow="fold")
         for c in cmp.changes:
             style = "red" if c.kind in ("verdict", "removed", "expected") else ("green" if c.kind == "new" else "")
             table.add_row(
-                f"[{style}]{c.kind}[/]" if style else c.kind,
-                c.claim_id,
-                c.field,
-                _fmt(c.old),
-                _fmt(c.new),
+                quote(str(c.kind), style=style),
+                quote(str(c.claim_id)),
+                quote(str(c.field)),
+                quote(_fmt(c.old)),
+                quote(_fmt(c.new)),
                 "" if c.rel_change is None else f"{c.rel_change:.3g}",
             )
         con.print(table)
         old_rev = cmp.old_provenance.get("git_revision", "unknown")
         new_rev = cmp.new_provenance.get("git_revision", "unknown")
-        con.print(f"git {old_rev} → {new_rev}; {len(cmp.changes)} changes: "
-                  + ", ".join(f"{len(cmp.of_kind(k))} {k}" for k in ("verdict", "expected", "new", "removed", "evidence")))
+        con.print(quote(f"git {old_rev} → {new_rev}; {len(cmp.changes)} changes: "
+                        + ", ".join(f"{len(cmp.of_kind(k))} {k}" for k in ("verdict", "expected", "new", "removed", "evidence"))))
     bad = cmp.verdict_changed or cmp.of_kind("removed") or cmp.of_kind("expected")
     return 1 if bad else 0
 

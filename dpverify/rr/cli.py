@@ -68,14 +68,17 @@ def cmd_rr(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return status
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
-    con.print(f"[bold]Regime[/bold]: {out['regime']}")
-    con.print(f"[bold]u*[/bold] = {u:.12g}" + ("" if lp is None else f"   (HiGHS LP: {lp.u:.12g}, certified: {out['lp_certified']})"))
-    t = Table(title=f"optimal design matrix P[i, j] = Pr(report j | true i), ε = {args.epsilon:g}, δ = {args.delta:g}")
-    t.add_column("true \\ report")
+    from dpverify.console import line, make_console, quote
+
+    con = make_console()
+    con.print(line(("Regime", "bold"), ": ", out["regime"]))
+    con.print(line(("u*", "bold"), f" = {u:.12g}",
+                   "" if lp is None else f"   (HiGHS LP: {lp.u:.12g}, certified: {out['lp_certified']})"))
+    t = Table(title=quote(f"optimal design matrix P[i, j] = Pr(report j | true i), ε = {args.epsilon:g}, "
+                          f"δ = {args.delta:g}"))
+    t.add_column(quote("true \\ report"))
     for j in range(len(pi)):
         t.add_column(str(j), justify="right")
     for i, row in enumerate(P):
@@ -85,13 +88,13 @@ def cmd_rr(args: argparse.Namespace) -> int:
     for col in ("definition", "holds", "smallest δ at this ε"):
         c.add_column(col)
     for d, r in checks.items():
-        c.add_row(d, str(r.holds), _delta_text(r.required_delta, args.delta))
+        c.add_row(quote(d), str(r.holds), _delta_text(r.required_delta, args.delta))
     con.print(c)
-    con.print(f"(smallest δ within {TOL:g}, the checker's float tolerance, of 0 or of the given δ is float "
-              "rounding and shown as that value)")
+    con.print(quote(f"(smallest δ within {TOL:g}, the checker's float tolerance, of 0 or of the given δ is float "
+                    "rounding and shown as that value)"))
     if not all(r.holds for r in checks.values()):
-        con.print("[red]the float matrix fails the LDP check[/red]: for ε beyond ~700 its entries 1/(e^ε+k−1) "
-                  "underflow to 0; use dpverify.rr.exact_optimum for an exact design matrix")
+        con.print(line(("the float matrix fails the LDP check", "red"), ": for ε beyond ~700 its entries "
+                       "1/(e^ε+k−1) underflow to 0; use dpverify.rr.exact_optimum for an exact design matrix"))
     return status
 
 

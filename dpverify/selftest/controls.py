@@ -58,7 +58,7 @@ class FDARelease(Control):
     @property
     def relation(self) -> Neighbours:
         """Count streams (``steps`` counts ≥ 0) where one count changes by 1."""
-        return Neighbours(shape=(self.steps,), kind="l1", bound=1.0, low=0, integer=True,
+        return Neighbours(shape=(self.steps,), kind="l1", bound=1.0, low=0, integer=True, default_domain=True,
                           description="one count a_t changes by 1 (add/remove one record)")
 
     def __call__(self, data, rng, n):
@@ -90,7 +90,7 @@ class GeometricMechanism(Control):
     def relation(self) -> Neighbours:
         """Integer answers differing by at most the sensitivity."""
         return Neighbours(shape=(), kind="l1", bound=self.sensitivity, integer=True,
-                          description=f"|d - d'| <= {self.sensitivity}, integers")
+                          default_domain=True, description=f"|d - d'| <= {self.sensitivity}, integers")
 
     def __call__(self, data, rng, n):
         return int(data) + discrete_laplace(self.scale_factor * self.sensitivity / self.epsilon, n, rng)
@@ -120,7 +120,7 @@ class ExponentialMechanism(Control):
     @property
     def relation(self) -> Neighbours:
         """Score vectors (``k`` candidates) whose scores differ by at most the sensitivity."""
-        return Neighbours(shape=(self.k,), kind="linf", bound=self.sensitivity,
+        return Neighbours(shape=(self.k,), kind="linf", bound=self.sensitivity, default_domain=True,
                           description=f"|q - q'|_inf <= {self.sensitivity:g}")
 
     def __call__(self, data, rng, n):

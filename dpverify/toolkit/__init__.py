@@ -17,7 +17,7 @@ object the check turns into one.
 - :func:`erratum_outcome` — the erratum rule (the printed statement fails, the corrected one
   holds), written once for every room;
 - :func:`simulate_against` — a simulation tested against a closed form at a
-  stated false-alarm rate.
+  stated false-alarm rate; ``holds`` only with a stated power (``detect``, ``beta``).
 
 Example
 -------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from dpverify.claims.model import Outcome, Verdict
@@ -10,13 +11,18 @@ __all__ = ["audit_epsilon", "finite_mechanism_privacy"]
 
 
 def finite_mechanism_privacy(P: Any, *, epsilon: Any, delta: Any = 0.0, definition: str = "standard",
-                             exact: bool = False) -> Outcome:
+                             exact: bool = False, atol: Any = None) -> Outcome:
     """Is the finite mechanism ``P`` (row-stochastic, ``P[i, j] = Pr(j | i)``) (ε, δ)-DP between its rows?
 
-    ``holds`` or ``refuted`` (with the worst pair of rows, the worst output
-    set and the smallest ε that does hold, :func:`dpverify.audit.ldp_epsilon`).
-    With ``exact=True`` entries are read as rationals (``"3/4"``) and ε may
-    be a sympy expression; the decision is then made in exact arithmetic.
+    ``holds`` or ``refuted``, from one exact decision (:func:`dpverify.audit.check_ldp`): float
+    entries, ε and δ are taken at their exact binary values, so a float matrix that sits on the
+    boundary and exceeds it by rounding is ``refuted`` (pass ``atol``, e.g. 1e-12, to accept the
+    rounding of a tight mechanism: an explicit relaxation, recorded in the evidence).  The
+    evidence carries the worst pair of rows, the worst output set, the required δ with its
+    rounding bound and the decision's method, and the smallest ε that holds
+    (:func:`dpverify.audit.ldp_epsilon`, in floats), placed on the side of the claimed ε that the
+    exact decision found.  With ``exact=True`` entries are read as rationals (``"3/4"``) and ε may
+    be a sympy expression.
 
     Example
     -------
@@ -25,6 +31,12 @@ def finite_mechanism_privacy(P: Any, *, epsilon: Any, delta: Any = 0.0, definiti
     >>> out = finite_mechanism_privacy([[0.8, 0.2], [0.2, 0.8]], epsilon=1.0)
     >>> out.verdict.value, round(out.evidence["smallest_epsilon"], 6)
     ('refuted', 1.386294)
+    >>> import math                          # the float ln 4 is below ln 4: refuted by rounding alone
+    >>> out = finite_mechanism_privacy([[0.8, 0.2], [0.2, 0.8]], epsilon=math.log(4))
+    >>> out.verdict.value, out.evidence["smallest_epsilon"] > math.log(4), out.evidence["method"]
+    ('refuted', True, 'exact fallback')
+    >>> finite_mechanism_privacy([[0.8, 0.2], [0.2, 0.8]], epsilon=math.log(4), atol=1e-12).verdict.value
+    'holds'
     """
     from dpverify.audit import check_ldp, ldp_epsilon
 
@@ -32,14 +44,25 @@ def finite_mechanism_privacy(P: Any, *, epsilon: Any, delta: Any = 0.0, definiti
         import sympy as sp
 
         epsilon = sp.sympify(epsilon)
-    r = check_ldp(P, epsilon, delta, definition, exact=exact)
+    r = check_ldp(P, epsilon, delta, definition, exact=exact, atol=atol)
     smallest = ldp_epsilon(P, delta, definition, exact=exact)
-    ev = {**r.evidence(), "smallest_epsilon": smallest}
+    ev = {**r.evidence(), "smallest_epsilon": smallest, "atol": atol}
+    if not exact:  # the float smallest ε, moved to the side of the claim that the exact decision found
+        ev["smallest_epsilon_float"] = smallest
+        eps = float(r.epsilon)
+        if r.holds and smallest > eps:
+            smallest = eps
+        elif not r.holds and atol is None and smallest <= eps:
+            smallest = math.nextafter(eps, math.inf)
+        ev["smallest_epsilon"] = smallest
     if r.holds:
         return Outcome(Verdict.HOLDS, ev, summary=f"every pair of rows satisfies the {definition} (ε, δ) inequality")
+    close = "" if exact or r.method == "float" else (
+        f" (decided in exact arithmetic: the float δ {r.required_delta:.6g} is within its rounding bound "
+        f"{r.error_bound:.2g} of the claim)")
     return Outcome(Verdict.REFUTED, ev,
                    summary=f"rows {r.rows[0]} and {r.rows[1]} violate it on outputs {list(r.outputs)[:8]}: "
-                           f"the mechanism needs ε = {smallest}")
+                           f"the mechanism needs ε = {smallest}{close}")
 
 
 def audit_epsilon(mechanism: Callable, d: Any, d_prime: Any, *, epsilon: float, delta: float = 0.0,
@@ -58,7 +81,9 @@ def audit_epsilon(mechanism: Callable, d: Any, d_prime: Any, *, epsilon: float, 
     'refuted'
     """
     from dpverify.audit import epsilon_lower_bound
+    from dpverify.validation import check_positive_int, check_work
 
+    check_work(2.0 * check_positive_int(samples, "samples"), "samples (per input, two inputs)")
     r = epsilon_lower_bound(mechanism, d, d_prime, samples=samples, confidence=confidence, delta=delta, rng=rng, **kw)
     v = r.verdict(epsilon)
     ev = {"claimed_epsilon": epsilon, "claimed_delta": delta, "confidence": confidence, **r.as_dict(),

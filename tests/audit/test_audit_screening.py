@@ -118,3 +118,19 @@ def test_auto_retrains_the_screened_kind_and_classifier_also_tries_trees(monkeyp
     audit(m, epsilon=m.epsilon, pairs=pair, samples=60_000, rng=0, confidence=0.9, stop_early=False,
           statistic="classifier")
     assert trained == ["logistic", "boosting"]
+
+
+def test_the_benchmark_suite_is_audited_as_real_valued():
+    """The suite's samplers stand for mechanisms over the reals (their true ε is the real-valued one):
+    they declare ``ideal_arithmetic``, so ``auto`` leaves their floating-point artefacts aside (the
+    tests above rely on it); a float release that does not declare it gets the float codes."""
+    from dpverify.audit.controls import TextbookLaplace
+
+    out = np.random.default_rng(0).laplace(size=200)
+    for m in (Laplace(1.0), NoisyHist1(1.0)):
+        assert getattr(m, "ideal_arithmetic", False), m.name
+    names = [n for n, _ in screening.statistic_candidates("auto", Laplace(1.0), (0.0, 1.0), (out, out), final=False)]
+    assert not any(n.startswith("float") for n in names)
+    names = [n for n, _ in screening.statistic_candidates("auto", TextbookLaplace(1.0), (0.0, 1.0), (out, out),
+                                                          final=False)]
+    assert "float grid" in names

@@ -53,12 +53,14 @@ def test_cli_current_directory_params_search_statistics(capsys, tmp_path, monkey
         "        return rng.laplace(float(data[0]), self.scale, n)\n")
     monkeypatch.chdir(tmp_path)
     args = ["audit", "mymech:Noisy", "--param", "scale=0.25", "--param", "shift=true", "--search", "l1",
-            "--shape", "1", "--epsilon", "1", "--samples", "50000", "--seed", "3", "--json", "--confidence", "0.9"]
+            "--shape", "1", "--epsilon", "1", "--samples", "50000", "--seed", "3", "--json", "--confidence", "0.9",
+            "--default-domain"]
     rc = main(args)
     out = json.loads(capsys.readouterr().out)
     assert rc == 1 and out["params"] == {"scale": 0.25, "shift": True} and out["verdict"] == "refuted"
     for key in ("pair", "event", "statistic", "count_p", "p_interval", "samples_used", "seconds", "seed", "version"):
         assert key in out
+    assert out["domain"].startswith("1 real entry (unbounded): no domain stated")  # --default-domain, said
     main(args)
     again = json.loads(capsys.readouterr().out)
     assert {k: v for k, v in again.items() if k != "seconds"} == {k: v for k, v in out.items() if k != "seconds"}
@@ -145,7 +147,7 @@ def test_cli_zcdp_json_and_table(capsys, tmp_path, monkeypatch):
     (tmp_path / "vecmech.py").write_text("def lap(data, rng, n):\n    return rng.laplace(float(data[0]), 1.0, n)\n")
     monkeypatch.chdir(tmp_path)
     rc = main(["audit", "vecmech:lap", "--search", "l1", "--shape", "1", "--zcdp", "0.6", "--samples", "200000",
-               "--seed", "1"])  # the first candidate: [1] against [0]
+               "--seed", "1", "--low", "-5", "--high", "5"])  # the first candidate: [1] against [0]
     cap = capsys.readouterr()
     assert rc == 0 and "inconclusive" in cap.out and "ρ ≥" in cap.out and "[1.0] vs [0.0]" in cap.out, cap.err
 
@@ -154,8 +156,8 @@ def test_cli_zcdp_errors(capsys):
     base = ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--samples", "1000"]
     assert main(base + ["--zcdp", "0.5", "--epsilon", "1"]) == 2
     assert "not both" in capsys.readouterr().err
-    assert main(base) == 2
-    assert "--epsilon is required" in capsys.readouterr().err
+    assert main(base + ["--delta", "0.1"]) == 2  # δ without ε: the claim would be half stated
+    assert "--delta goes with --epsilon" in capsys.readouterr().err
     assert main(base + ["--zcdp", "0"]) == 2
     assert "--zcdp" in capsys.readouterr().err
     assert main(base + ["--zcdp", "0.5", "--statistic", "classifier"]) == 2
@@ -219,3 +221,53 @@ def test_cli_audits_over_the_mechanisms_own_relation(capsys, tmp_path, monkeypat
     err = capsys.readouterr().err
     assert "give the pair (--d and --d-prime)" in err and "carries no relation object" in err
     assert main(["audit", "ownrel:half", "--d", "0", "--epsilon", "1", "--samples", "1000"]) == 2  # half a pair
+
+
+def test_cli_takes_the_claim_the_mechanism_states_and_says_so(capsys, tmp_path, monkeypatch):
+    """No --epsilon: LaplaceMechanism(1.0, scale_factor=0.5) states ε = 1 (audited as such, said in the
+    output and the JSON); a bare function states nothing, so --epsilon is required.  Half-scale noise:
+    true ε 2, refuted at 20,000 draws with margin > 10 sd (as test_cli_json_refuted)."""
+    base = ["audit", "dpverify.audit.examples:laplace_half_noise_eps1", "--d", "0", "--d-prime", "1",
+            "--samples", "20000", "--seed", "1"]
+    assert main(base) == 1
+    out = capsys.readouterr().out
+    assert "claim: ε = 1, δ = 0, as dpverify.audit.examples:laplace_half_noise_eps1 states (no --epsilon" in out
+    assert main(base + ["--json"]) == 1
+    js = json.loads(capsys.readouterr().out)
+    assert js["claim_source"] == "stated by the mechanism" and js.get("claimed_epsilon", js.get("epsilon")) == 1.0
+    assert main(base + ["--json", "--epsilon", "3"]) in (0, 1)  # a claim given is audited instead
+    js = json.loads(capsys.readouterr().out)
+    assert js["claim_source"] == "--epsilon" and js.get("claimed_epsilon", js.get("epsilon")) == 3.0
+    (tmp_path / "barefn.py").write_text("def f(d, rng, n):\n    return float(d) + rng.laplace(0.0, 1.0, n)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["audit", "barefn:f", "--d", "0", "--d-prime", "1", "--samples", "1000"]) == 2
+    assert "--epsilon is required: barefn:f states no claim" in capsys.readouterr().err
+
+
+def test_cli_wrong_signature_is_one_line(capsys, tmp_path, monkeypatch):
+    """``mech(x, rng)``: one line saying what a mechanism is, not a failed factory call."""
+    (tmp_path / "twoargs.py").write_text("def mech(x, rng):\n    return x + rng.laplace()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rc = main(["audit", "twoargs:mech", "--d", "0", "--d-prime", "1", "--epsilon", "1", "--samples", "1000"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and len(err.splitlines()) == 1, err
+    assert "twoargs:mech is mech(x, rng): a mechanism is `mechanism(data, rng, n)`" in err
+    assert "cannot build" not in err and "Traceback" not in err
+    (tmp_path / "twoargsobj.py").write_text("class M:\n    def sample(self, x, rng):\n        return rng.random()\nm = M()\n")
+    rc = main(["audit", "twoargsobj:m", "--d", "0", "--d-prime", "1", "--epsilon", "1", "--samples", "1000"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and len(err.splitlines()) == 1 and "M.sample(x, rng)" in err
+    assert "a mechanism is `mechanism(data, rng, n)`" in err
+
+
+def test_cli_full_spends_the_whole_budget(capsys):
+    """--full: no quick check, no early stage: ReportNoisyMax3-like gross violation (half-noise Laplace,
+    true ε 2 against 1) is refuted either way, but with --full every draw of the budget is spent."""
+    base = ["audit", "dpverify.audit.examples:laplace_half_noise_eps1", "--d", "0", "--d-prime", "1",
+            "--epsilon", "1", "--samples", "20000", "--seed", "1", "--json"]
+    assert main(base) == 1
+    early = json.loads(capsys.readouterr().out)
+    assert main(base + ["--full"]) == 1
+    full = json.loads(capsys.readouterr().out)
+    assert early["samples_used"] < 20000 and full["samples_used"] >= 0.97 * 20000
+    assert all(st["kind"] != "quick check" for st in full["stages"]) and len(full["stages"]) == 1

@@ -30,7 +30,7 @@ class Counted:
 
 def _audit(samples=200_000, seed=0):
     m = Counted(NoisyHist1(0.5))
-    rel = Neighbours(shape=(3,), kind="linf")
+    rel = Neighbours(shape=(3,), kind="linf", default_domain=True)
     r = audit(m, epsilon=0.5, pairs=rel, samples=samples, rng=seed, confidence=0.9, stop_early=False)
     return m, r, None
 

@@ -132,7 +132,7 @@ def test_audit_reports_the_test_it_made():
 
 # ----------------------------------------------------------------- the odd entry last
 def test_odd_entry_last_patterns_are_candidates_and_matter_for_svt():
-    rel = Neighbours(shape=(10,), kind="linf")
+    rel = Neighbours(shape=(10,), kind="linf", default_domain=True)
     seconds = [b.tolist() for _, b in rel.candidates(np.random.default_rng(0))]
     assert [0.0] * 9 + [2.0] in seconds and [2.0] * 9 + [0.0] in seconds
     m = SVT1(0.1)

@@ -10,9 +10,10 @@ def test_honaker_ratio_holds():
     assert ce._honaker_ratio().verdict == Verdict.HOLDS
 
 
-def test_gaussian_crossover_is_inconclusive_with_a_summary():
+def test_gaussian_crossover_holds_under_the_huu_constant():
     o = ce._gaussian_crossover()
-    assert o.verdict == Verdict.INCONCLUSIVE and "0.92" in o.summary
+    assert o.verdict == Verdict.HOLDS and o.evidence["best_k"] == 19
+    assert abs(o.evidence["c_limit_HUU_constant"] - 0.92) <= 0.005
 
 
 def test_factorization_holds_and_flips(monkeypatch):
@@ -56,11 +57,10 @@ def test_honaker_ratio_claim_refuted_when_the_elders_total_doubles(monkeypatch):
     assert _verdict("continual.elders.honaker_ratio") == Verdict.REFUTED
 
 
-def test_gaussian_crossover_claim_reproduces_with_the_factor_two_error(monkeypatch):
-    # the summary says 0.92 is what one gets with one variance off by a factor 2: plant exactly that
-    real = ce._f
-    monkeypatch.setattr(ce, "_f", lambda k: real(k) / 2)
-    assert _verdict("continual.elders.gaussian_crossover") == Verdict.HOLDS
+def test_gaussian_crossover_claim_refuted_when_a_variance_doubles(monkeypatch):
+    real = ce._f  # Laplace node variance taken as 4L²/ε²: the exponent doubles to 1.83
+    monkeypatch.setattr(ce, "_f", lambda k: 2 * real(k))
+    assert _verdict("continual.elders.gaussian_crossover") == Verdict.REFUTED
 
 
 def test_factorization_and_matrix_claims_flip_by_id(monkeypatch):

@@ -88,7 +88,7 @@ def test_produced_mechanisms_are_ldp_and_perturbations_are_caught(w, eps, delta)
     P, u = optimal_mechanism(pi, eps, delta)
     assert abs(u - optimal_utility(pi, eps, delta)) < 1e-14
     for definition in ("standard", "per_output"):
-        assert check_ldp(P, eps, delta, definition).holds
+        assert check_ldp(P, eps, delta, definition, atol=1e-12).holds  # solver output: rounding allowed
     # any move of mass onto a diagonal entry with π_i > 0 raises u, so (P being optimal) it must break LDP
     moves = [(i, j) for i in range(pi.size) for j in range(pi.size) if i != j and pi[i] > 1e-6 and P[i, j] > 1e-3]
     assume(moves)

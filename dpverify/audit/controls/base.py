@@ -40,6 +40,7 @@ class Control:
     """
 
     delta = 0.0
+    ideal_arithmetic = True  # stands for the mechanism over the reals (ScalarRelease overrides it)
 
     @property
     def name(self) -> str:

@@ -15,6 +15,12 @@ sharing :class:`ScalarRelease`, each claiming ε-DP.  :class:`OffGrid` is that e
 The same holds for any f(D) + (floating Laplace noise), e.g. numpy's ``Generator.laplace``.
 The safe alternative, :func:`dpverify.primitives.additive.safe_laplace_mechanism`, releases on a
 power-of-two grid with integer noise, so every output is reachable from every input.
+
+:class:`OffGrid` and :func:`fp_attack_statistic` are the attack for f(D) = 0 only.  For any pair of
+answers the auditor uses :class:`~dpverify.audit.float_grid.FloatReach` (which doubles fl(c + z) can
+reach from each answer c; ``statistic="offgrid"`` and, for float outputs, ``"auto"``).  The three
+releases here declare ``ideal_arithmetic = False``: their floating-point artefacts are part of what
+they claim, and ``"auto"`` looks for them.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ class ScalarRelease(Control):
 
     epsilon: float
     sensitivity: float = 1.0
+    ideal_arithmetic = False  # released in doubles: the claim covers the float artefacts (screening's auto)
 
     def __post_init__(self):
         check_epsilon(self.epsilon)
@@ -52,7 +59,8 @@ class ScalarRelease(Control):
     @property
     def relation(self) -> Neighbours:
         """Real answers differing by at most the sensitivity."""
-        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
+        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, default_domain=True,  # any real answer
+                          description=f"|d - d'| <= {self.sensitivity:g}")
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,8 @@ class OffGrid:
 
 
 def fp_attack_statistic(shift: float = 1.0) -> OffGrid:
-    """The grid test for inputs whose answers differ by ``shift`` (f(D) = 0, f(D′) = shift).
+    """The grid test for inputs whose answers differ by ``shift`` when f(D) = 0, f(D′) = shift (for
+    any other pair: :class:`~dpverify.audit.float_grid.FloatReach`).
 
     Outputs of f(D′) + Y within |x| < shift/2 come from Y ∈ (−3/2·shift, −1/2·shift), where
     shift + Y is exact and a multiple of ulp(shift/2) = 2^(⌊log2 shift⌋ − 53).

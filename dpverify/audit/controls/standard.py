@@ -61,7 +61,8 @@ class LaplaceMechanism(Control):
     @property
     def relation(self) -> Neighbours:
         """Real answers differing by at most the sensitivity."""
-        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}")
+        return Neighbours(shape=(), kind="l1", bound=self.sensitivity, description=f"|d - d'| <= {self.sensitivity:g}",
+                          default_domain=True)
 
     def __call__(self, data, rng, n):
         b = self.scale_factor * self.sensitivity / self.epsilon

@@ -106,7 +106,7 @@ class NoisyMax(Control):
     @property
     def relation(self) -> Neighbours:
         """Query answers (``k`` queries of sensitivity 1), each moving by at most 1."""
-        return Neighbours(shape=(self.k,), kind="linf", bound=1.0, description="|q - q'|_inf <= 1")
+        return Neighbours(shape=(self.k,), kind="linf", bound=1.0, description="|q - q'|_inf <= 1", default_domain=True)
 
     def __call__(self, data, rng, n):
         q = np.asarray(data, dtype=float)
@@ -158,7 +158,7 @@ class SparseVector(Control):
     @property
     def relation(self) -> Neighbours:
         """Query answers (``k`` queries of sensitivity 1), each moving by at most 1."""
-        return Neighbours(shape=(self.k,), kind="linf", bound=1.0, description="|q - q'|_inf <= 1")
+        return Neighbours(shape=(self.k,), kind="linf", bound=1.0, description="|q - q'|_inf <= 1", default_domain=True)
 
     def __call__(self, data, rng, n):
         q = np.asarray(data, dtype=float)

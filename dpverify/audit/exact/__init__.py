@@ -5,7 +5,9 @@
   auditor's bounds must stay under);
 - :mod:`~dpverify.audit.exact.ldp` — local differential privacy of a row-stochastic mechanism matrix,
   in floats (log space) or exactly (``exact=True``);
-- :mod:`~dpverify.audit.exact.rational` — the exact rational arithmetic behind ``exact=True``.
+- :mod:`~dpverify.audit.exact.rational` — the exact rational arithmetic behind ``exact=True``;
+- :mod:`~dpverify.audit.exact.certified` and :mod:`~dpverify.audit.exact.decide` — the rounding
+  bound of a computed divergence and the exact fallback that make float-mode decisions exact.
 
 Example
 -------
@@ -14,8 +16,9 @@ Example
 (1.098612, True)
 """
 
-from dpverify.audit.exact.divergence import hockey_stick, max_privacy_loss, privacy_curve
+from dpverify.audit.exact.divergence import (hockey_stick, hockey_stick_bound, hockey_stick_holds, max_privacy_loss,
+                                             privacy_curve)
 from dpverify.audit.exact.ldp import DEFINITIONS, LDPResult, check_ldp, ldp_delta_curve, ldp_epsilon
 
-__all__ = ["DEFINITIONS", "LDPResult", "check_ldp", "hockey_stick", "ldp_delta_curve", "ldp_epsilon",
-           "max_privacy_loss", "privacy_curve"]
+__all__ = ["DEFINITIONS", "LDPResult", "check_ldp", "hockey_stick", "hockey_stick_bound", "hockey_stick_holds",
+           "ldp_delta_curve", "ldp_epsilon", "max_privacy_loss", "privacy_curve"]

@@ -19,12 +19,15 @@ For δ = 0 the two coincide; for δ > 0 and more than two outputs the
 per-output condition is strictly weaker (see ``dpverify/audit/proofs/hockey_stick.md``
 and ``dpverify/rr/proofs/definitions.md``).
 
-Float mode works in log space (e^ε P as exp(ε + ln P), so any finite ε is
-handled, also beyond the float64 overflow of e^ε at 709.78); with δ = 0 it
-decides every ratio P[i1, j] / P[i2, j] ≤ e^ε as ln P[i1, j] − ln P[i2, j] ≤ ε + atol,
-so a zero against a non-zero probability always fails; with δ > 0 it decides
-``required_delta ≤ δ + atol``.  Exact mode
-(``exact=True``) takes rational entries (``int``, ``fractions.Fraction``,
+Float mode decides for the exact values of the float entries, of ε and of δ (each float is a
+binary rational): every computed δ is compared with the claim using its proven rounding bound
+(about 9·2⁻⁵³ plus m·2⁻⁵³ times the value, not an absolute m-sized tolerance), and whenever the
+float value lies within that bound of the claim the comparison is decided exactly (e^ε bracketed
+by rationals, the sums over the violating outputs taken exactly): :mod:`dpverify.audit.exact.decide`.
+So ``holds`` is never wrong for the matrix as given, and ``required_delta`` lies on the side of δ
+that the exact decision found (``holds == (required_delta <= delta)``).  e^ε P is computed as
+F·2^k·P (F ∈ [1, 2)), so any finite ε is handled, also beyond the float64 overflow of e^ε at 709.78.
+Exact mode (``exact=True``) takes rational entries (``int``, ``fractions.Fraction``,
 sympy ``Rational`` or strings such as ``"1/3"``), ε as a number or a sympy
 expression (``sympy.log(3)`` makes e^ε = 3 rational) and decides every
 comparison without tolerance (the arithmetic: :mod:`dpverify.audit.exact.rational`).
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -47,7 +51,10 @@ from dpverify.validation import (
     check_finite_array,
     check_real,
     check_row_stochastic,
+    check_work,
 )
+from dpverify.audit.exact.certified import ExpE
+from dpverify.audit.exact.decide import decide_per_output, decide_standard
 from dpverify.audit.exact.divergence import privacy_curve
 from dpverify.audit.exact.rational import (exact_delta, exact_epsilon_ldp, exact_exp_epsilon, exact_matrix,
                                      exact_required_delta, exact_simplify, exact_gt)
@@ -55,9 +62,6 @@ from dpverify.audit.exact.rational import (exact_delta, exact_epsilon_ldp, exact
 __all__ = ["DEFINITIONS", "LDPResult", "check_ldp", "ldp_delta_curve", "ldp_epsilon"]
 
 DEFINITIONS = ("standard", "per_output")
-
-# Block size bound (number of float64 entries) for the O(n^2 m) standard check.
-_BLOCK_ENTRIES = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,13 @@ class LDPResult:
     violations : int
         Number of violating ordered row pairs (standard) or columns (per_output).
     exact : bool
-        Whether the decision was made in exact arithmetic.
+        Whether this is exact mode (rational entries, ``exact=True``).
+    method : str
+        How the decision was made: ``"float"`` (every computed δ was farther than its rounding
+        bound from the claim), ``"exact fallback"`` (some comparison was within the bound and was
+        decided in exact arithmetic) or ``"exact"`` (exact mode).  Each is an exact decision.
+    error_bound : float
+        Float mode: |required_delta − the exact tight δ| ≤ error_bound (0 in exact mode).
     """
 
     holds: bool
@@ -96,6 +106,8 @@ class LDPResult:
     outputs: tuple[int, ...]
     violations: int
     exact: bool
+    method: str = "exact"
+    error_bound: Any = 0.0
 
     def evidence(self) -> dict:
         """A small JSON-friendly summary (for claims and the CLI)."""
@@ -109,10 +121,19 @@ class LDPResult:
             "worst_outputs": list(self.outputs)[:20],
             "violations": self.violations,
             "exact": self.exact,
+            "method": self.method,
+            "error_bound": self.error_bound,
         }
 
 
 # ----------------------------------------------------------------------------- validation
+
+
+def _check_work(M: np.ndarray, definition: str, factor: float = 1.0) -> None:
+    """Refuse up front a standard-definition check whose n² m comparisons exceed the work budget."""
+    n, m = M.shape
+    if definition == "standard":
+        check_work(float(n) * n * m * factor, f"P of shape {M.shape} (n² m = {float(n) * n * m:.3g} comparisons)")
 
 
 def _check_definition(definition: Any) -> str:
@@ -124,68 +145,6 @@ def _check_definition(definition: Any) -> str:
 
 
 # ----------------------------------------------------------------------------- the checks
-
-
-def _log(P: np.ndarray) -> np.ndarray:
-    """Natural log with log 0 = −inf (no warning)."""
-    with np.errstate(divide="ignore"):
-        return np.log(P)
-
-
-def _scaled(logP: np.ndarray, eps: float) -> np.ndarray:
-    """e^ε · P computed as exp(ε + ln P): 0 for P = 0, +inf only when the true value exceeds 1.8e308."""
-    with np.errstate(over="ignore"):
-        return np.exp(eps + logP)  # proof: log-space-scale
-
-
-def _per_output_float(P: np.ndarray, eps: float, delta: float, atol: float):
-    """Per column: slack d_j = max_i P[i,j] − e^ε min_i P[i,j] and whether the column violates.
-
-    With δ = 0 a column violates iff ln max − ln min > ε + atol (a zero minimum against a
-    non-zero maximum always does); with δ > 0 iff d_j > δ + atol.
-    """
-    hi, lo = P.argmax(axis=0), P.argmin(axis=0)
-    cols = np.arange(P.shape[1])
-    phi, plo = P[hi, cols], P[lo, cols]
-    d = phi - _scaled(_log(plo), eps)  # proof: per-output-column
-    if delta == 0:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lr = np.where(phi > 0, _log(phi) - _log(plo), -np.inf)  # proof: zero-exact
-        bad = lr > eps + atol
-    else:
-        bad = d > delta + atol
-    return d, hi, lo, bad
-
-
-def _standard_float(P: np.ndarray, eps: float, delta: float, atol: float):
-    """max over ordered row pairs of the hockey-stick divergence, blocked over rows.
-
-    Returns (best required δ, its pair, number of violating pairs, a violating pair or None).
-    """
-    n, m = P.shape
-    logP = _log(P)
-    EP = _scaled(logP, eps)
-    block = max(1, _BLOCK_ENTRIES // max(1, n * m))
-    best, arg, violations, first_bad = -math.inf, (0, 0), 0, None
-    for a0 in range(0, n, block):
-        A = P[a0 : a0 + block]
-        hs = np.maximum(0.0, A[:, None, :] - EP[None, :, :]).sum(axis=2)  # proof: standard-pairs
-        if delta == 0:  # decide P[a,j] ≤ e^ε P[c,j] for every j in log space, zeros exactly
-            with np.errstate(invalid="ignore"):
-                lr = np.where(A[:, None, :] > 0, logP[a0 : a0 + block, None, :] - logP[None, :, :], -np.inf)
-            bad = (lr > eps + atol).any(axis=2)
-        else:
-            bad = hs > delta + atol
-        violations += int(bad.sum())
-        if first_bad is None and bad.any():
-            k = int(np.argmax(bad))
-            first_bad = (a0 + k // n, k % n)
-        if n > 1:  # report a pair of distinct inputs (a row against itself gives 0)
-            hs[np.arange(len(A)), a0 + np.arange(len(A))] = -1.0
-        k = int(np.argmax(hs))
-        if hs.flat[k] > best:
-            best, arg = float(hs.flat[k]), (a0 + k // n, k % n)
-    return best, arg, violations, first_bad
 
 
 def check_ldp(
@@ -204,37 +163,44 @@ def check_ldp(
     P : array_like, shape (n, m)
         Row-stochastic mechanism matrix, ``P[i, j] = Pr(j | i)``.
     epsilon : float (or sympy expression in exact mode)
-        ε > 0.  Any finite float works: e^ε P is computed as exp(ε + ln P), so ε beyond
-        the float64 overflow point of e^ε (709.78) is decided correctly.
+        ε > 0.  Float mode decides for the exact value of the float (``math.log(3)`` is a binary
+        rational a little above ln 3, and ``math.log(4)`` one a little below ln 4).  Any finite float works, also beyond
+        the float64 overflow point of e^ε (709.78).
     delta : float in [0, 1)
-        δ.
+        δ (its exact float value in float mode).
     definition : {"standard", "per_output"}
         Sets of outputs (hockey-stick; the usual definition) or single
         outputs (the definition printed in seed 003).
     exact : bool
         Decide in exact rational arithmetic (entries must be rational).
     atol : float, optional
-        Float mode only, a tolerance for rounding.  With δ = 0: holds iff
-        ln P[i1, j] − ln P[i2, j] ≤ ε + atol for every pair and output (default
-        1e-12 in log space), so a zero against a non-zero probability always fails.
-        With δ > 0: holds iff ``required_delta <= delta + atol``; the default is the
-        rounding bound of the computed δ, 8(m + 1)·2⁻⁵³ for m outputs (each term
-        max(0, P[a,j] − e^ε P[c,j]) is at most 1 and carries a few ulps), so a δ
-        far below the required one is never accepted.  ``exact=True`` decides
-        without any tolerance.
+        Float mode only: an explicit relaxation of the claim (default: none, the decision is
+        exact for the matrix as given).  With δ > 0: holds iff the exact tight δ ≤ δ + atol.  With
+        δ = 0: holds iff every ratio P[i1, j] / P[i2, j] ≤ e^(ε + atol), i.e. log-ratios up to
+        ε + atol (a zero against a non-zero probability always fails; ``required_delta`` is then
+        the tight δ at ε + atol).  Both are decided exactly.  ``atol=1e-12`` accepts the float
+        rounding of a mechanism that is exactly on its boundary in real numbers (k-RR at its ε).
 
     Returns
     -------
     LDPResult
-        ``holds``, the tight δ at this ε and the worst rows/outputs.
+        ``holds``, the tight δ at this ε (float, within ``error_bound`` of the exact value and,
+        without ``atol``, on the side of δ that the exact decision found), the worst
+        rows/outputs and the ``method`` of the decision.
 
     Example
     -------
     >>> import math
     >>> from dpverify.audit import check_ldp
     >>> rr = [[0.75, 0.25], [0.25, 0.75]]               # randomized response, e^ε = 3
-    >>> check_ldp(rr, math.log(3)).holds, check_ldp(rr, 1.0).holds
+    >>> check_ldp(rr, 1.0986123).holds, check_ldp(rr, 1.0986122).holds    # ln 3 = 1.09861228866...
     (True, False)
+    >>> r = check_ldp(rr, math.log(3))                  # the float ln 3 is above ln 3: decided exactly
+    >>> r.holds, r.method, r.required_delta
+    (True, 'exact fallback', 0.0)
+    >>> rr2 = [[0.8, 0.2], [0.2, 0.8]]                  # e^ε = 4, and the float ln 4 is below ln 4
+    >>> check_ldp(rr2, math.log(4)).holds, check_ldp(rr2, math.log(4), atol=1e-15).holds
+    (False, True)
     >>> check_ldp([[1 - 1e-12, 1e-12], [1, 0]], 1.0).holds   # ε = ∞: a zero against 1e-12
     False
     >>> import sympy
@@ -244,42 +210,34 @@ def check_ldp(
     definition = _check_definition(definition)
     exact = check_bool(exact, "exact")
     if exact:
+        if atol is not None:
+            raise ValueError(f"atol applies to float mode only (exact=True decides without one), got atol={atol!r}")
         return _check_ldp_exact(P, epsilon, delta, definition)
     Pm = check_row_stochastic(P, "P")
+    _check_work(Pm, definition)
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
-    if atol is None:  # δ = 0: log-ratio slack; δ > 0: the rounding bound of a hockey-stick sum
-        tol = 1e-12 if dlt == 0 else 8.0 * (Pm.shape[1] + 1) * 2.0**-53
+    tol = 0.0 if atol is None else check_real(atol, "atol", nonneg=True)
+    return _float_result(Pm, eps, dlt, tol, definition)
+
+
+def _float_result(Pm: np.ndarray, eps: float, dlt: float, atol: float, definition: str) -> LDPResult:
+    """:func:`check_ldp`'s certified float decision (:mod:`dpverify.audit.exact.decide`)."""
+    if dlt == 0 and atol > 0:  # ratios up to e^(ε + atol): decided exactly at ε + atol
+        E, dF = ExpE(Fraction(eps) + Fraction(atol)), Fraction(0)
     else:
-        tol = check_real(atol, "atol", nonneg=True)
-    if definition == "per_output":
-        return _per_output_result(Pm, eps, dlt, tol)
-    return _standard_result(Pm, eps, dlt, tol)
-
-
-def _per_output_result(Pm: np.ndarray, eps: float, dlt: float, tol: float) -> LDPResult:
-    """:func:`check_ldp`'s float decision under the per-output definition."""
-    d, hi, lo, bad = _per_output_float(Pm, eps, dlt, tol)
-    j = int(np.argmax(d))
-    if bad.any() and not bad[j]:
-        j = int(np.argmax(bad))  # a violation the δ-scale cannot see (zero against 1e-300)
-    req = max(0.0, float(d.max()))
-    return LDPResult(
-        holds=not bad.any(), definition="per_output", epsilon=eps, delta=dlt, required_delta=req,
-        rows=(int(hi[j]), int(lo[j])), outputs=(j,), violations=int(bad.sum()), exact=False,
-    )
-
-
-def _standard_result(Pm: np.ndarray, eps: float, dlt: float, tol: float) -> LDPResult:
-    """:func:`check_ldp`'s float decision under the standard (sets of outputs) definition."""
-    req, (a, c), nviol, first_bad = _standard_float(Pm, eps, dlt, tol)
-    if first_bad is not None and dlt == 0 and req <= tol:
-        a, c = first_bad  # the violation is a log-ratio the δ-scale cannot see
-    S = tuple(int(j) for j in np.flatnonzero(Pm[a] > _scaled(_log(Pm[c]), eps)))
-    return LDPResult(
-        holds=nviol == 0, definition="standard", epsilon=eps, delta=dlt, required_delta=max(0.0, req),
-        rows=(a, c), outputs=S, violations=nviol, exact=False,
-    )
+        E, dF = ExpE(Fraction(eps)), Fraction(dlt) + Fraction(atol)
+    decide = decide_per_output if definition == "per_output" else decide_standard
+    d = decide(Pm, E, dF, float(dF))
+    req, bound = d.required, d.bound
+    if atol == 0 and d.holds and req > dlt:  # rounding put the float δ above the claim: exact is ≤ δ
+        req = dlt
+    elif atol == 0 and not d.holds and req <= dlt:  # exact δ > claim: show the next float up
+        req = math.nextafter(dlt, math.inf)
+        bound = max(bound, req - dlt)
+    return LDPResult(holds=d.holds, definition=definition, epsilon=eps, delta=dlt, required_delta=req,
+                     rows=d.rows, outputs=d.outputs, violations=d.violations, exact=False, method=d.method,
+                     error_bound=bound)
 
 
 def _check_ldp_exact(P: Any, epsilon: Any, delta: Any, definition: str) -> LDPResult:
@@ -343,6 +301,8 @@ def ldp_epsilon(P: Any, delta: Any = 0.0, definition: str = "standard", *, exact
         return exact_epsilon_ldp(exact_matrix(P), exact_delta(delta), definition)
     M = check_row_stochastic(P, "P")
     dlt = check_delta(delta)
+    if dlt > 0:
+        _check_work(M, definition, math.log2(M.shape[1] + 1))
     n = len(M)
     if definition == "per_output" or dlt == 0:
         # per column: max_i P ≤ E min_i P + δ  <=>  E ≥ (max − δ) / min
@@ -381,6 +341,7 @@ def ldp_delta_curve(P: Any, epsilons: Any, definition: str = "standard") -> np.n
     eps = check_finite_array(epsilons, "epsilons", ndim=1)
     if (eps < 0).any():
         raise ValueError(f"epsilons must be >= 0, got {eps[eps < 0][0]!r}")
+    _check_work(M, definition, max(1, eps.size))
     if definition == "per_output":
         hi, lo = M.max(axis=0), M.min(axis=0)
         with np.errstate(over="ignore", divide="ignore"):  # e^ε·lo = exp(ε + ln lo): 0 for lo = 0, no inf·0

@@ -3,7 +3,10 @@
 
 ``CASES`` lists them with the parameters of DP-Sniper's evaluation, DP-Sniper's published
 90 %-confidence lower bound (its reference results, Table 2 of the paper, estimated on 2·10^8 draws
-per input) and its own bound at 1.07·10^7 draws per input (the check stage of its search).
+per input) and its own bound at 1.07·10^7 draws per input (the check stage of its search).  The last
+case is not DP-Sniper's (its bounds are NaN): the exponential-mechanism median that forgot the ½
+(:mod:`dpverify.audit.suite.median`), whose violation needs a pair beyond the base patterns
+(``benchmarks/bench_structured_search.py``).
 
 Example
 -------
@@ -20,13 +23,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from dpverify.audit.suite.geometric import TruncatedGeometric
+from dpverify.audit.suite.median import ExponentialMedian
 from dpverify.audit.suite.noise import Laplace, LaplaceParallel, NoisyHist1, NoisyHist2, PrefixSum
 from dpverify.audit.suite.noisy_max import ReportNoisyMax1, ReportNoisyMax2, ReportNoisyMax3, ReportNoisyMax4
 from dpverify.audit.suite.rappor import OneTimeRappor, Rappor
 from dpverify.audit.suite.svt import SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, NumericalSVT, SVT34Parallel
 
-__all__ = ["CASES", "Case", "Laplace", "LaplaceParallel", "NoisyHist1", "NoisyHist2", "NumericalSVT",
-           "OneTimeRappor", "PrefixSum", "Rappor", "ReportNoisyMax1", "ReportNoisyMax2", "ReportNoisyMax3",
+__all__ = ["CASES", "Case", "ExponentialMedian", "Laplace", "LaplaceParallel", "NoisyHist1", "NoisyHist2",
+           "NumericalSVT", "OneTimeRappor", "PrefixSum", "Rappor", "ReportNoisyMax1", "ReportNoisyMax2", "ReportNoisyMax3",
            "ReportNoisyMax4", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel", "TruncatedGeometric"]
 
 
@@ -72,4 +76,5 @@ CASES = [
     Case("SVT34Parallel", lambda: SVT34Parallel(0.1, c=2, threshold=1.0), 0.2610, 0.2599),  # DP-Sniper's default c = 2
     Case("PrefixSum", lambda: PrefixSum(0.1), 0.5040, 0.5063),
     Case("NumericalSVT", lambda: NumericalSVT(0.1, c=2, threshold=1.0), 0.0343, 0.0271),
+    Case("ExponentialMedianUnhalved", lambda: ExponentialMedian(1.0, halved=False), math.nan),  # not DP-Sniper's
 ]

@@ -38,7 +38,7 @@ class Laplace(BenchmarkMechanism):
     def __init__(self, epsilon: float = 0.1):
         self.epsilon = epsilon_of(epsilon)
         self.true_epsilon = self.epsilon
-        self.relation = Neighbours(shape=(1,), kind="l1", bound=1)
+        self.relation = Neighbours(shape=(1,), kind="l1", bound=1, default_domain=True)
 
     def sample(self, data, rng, n):
         return rng.laplace(float(vector_of(data)[0]), 1.0 / self.epsilon, count_of(n))
@@ -63,7 +63,7 @@ class NoisyHist1(BenchmarkMechanism):
     def __init__(self, epsilon: float = 0.1):
         self.epsilon = epsilon_of(epsilon)
         self.true_epsilon = self.epsilon
-        self.relation = Neighbours(shape=(5,), kind="l1", bound=1)
+        self.relation = Neighbours(shape=(5,), kind="l1", bound=1, default_domain=True)
 
     def sample(self, data, rng, n):
         x = vector_of(data)
@@ -106,7 +106,7 @@ class LaplaceParallel(BenchmarkMechanism):
         self.epsilon = epsilon_of(epsilon) * self.k  # the composed claim
         self.per_release = epsilon_of(epsilon)
         self.true_epsilon = self.per_release * self.k
-        self.relation = Neighbours(shape=(1,), kind="l1", bound=1)
+        self.relation = Neighbours(shape=(1,), kind="l1", bound=1, default_domain=True)
 
     def sample(self, data, rng, n):
         return rng.laplace(float(vector_of(data)[0]), 1.0 / self.per_release, (count_of(n), self.k))
@@ -130,7 +130,7 @@ class PrefixSum(BenchmarkMechanism):
         self.epsilon = epsilon_of(epsilon)
         self.k = count_of(k)
         self.true_epsilon = self.k * self.epsilon
-        self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1)
+        self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1, default_domain=True)
 
     def sample(self, data, rng, n):
         x = vector_of(data)

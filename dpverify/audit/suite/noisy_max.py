@@ -42,7 +42,7 @@ class ReportNoisyMax1(BenchmarkMechanism):
     def __init__(self, epsilon: float = 0.1):
         self.epsilon = epsilon_of(epsilon)
         self.true_epsilon = self.epsilon
-        self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1)
+        self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1, default_domain=True)
 
     def _noise(self, rng, shape):
         return rng.laplace(0.0, 2.0 / self.epsilon, shape)

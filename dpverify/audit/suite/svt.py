@@ -45,7 +45,7 @@ class _SVT(BenchmarkMechanism):
         self.epsilon = epsilon_of(epsilon)
         self.c = count_of(c)
         self.threshold = float(threshold)
-        self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1)
+        self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1, default_domain=True)
         self.true_epsilon = self._true()
 
     def _true(self) -> float:

@@ -231,7 +231,8 @@ def _simulation(thorough: bool = False) -> Outcome:
         cv = float(pilot.std(ddof=1) / pilot.mean())
         reps = max(500, int(np.ceil(((5.0 + 2.33) * 1.3 * cv / 0.3) ** 2)))
         sim = simulate_against(lambda g, k, name=name, nn=nn, opts=opts: totals(name, nn, opts, k, g), exact,
-                               n=reps, alpha=_Z5_RATE, rng=rng, what=f"the exact MSE of {key}")
+                               n=reps, alpha=_Z5_RATE, detect=0.3 * exact, beta=0.01, rng=rng,
+                               what=f"the exact MSE of {key}")
         mean = sim.evidence["simulated_mean"]
         z = math.copysign(sim.evidence["z"], mean - exact)
         worst = max(worst, abs(z))

@@ -119,6 +119,7 @@ def _relation(name: str, params: dict, labels: list):
     if name in _UTILITY:
         k = len(params["candidates"]) if params.get("candidates") else 3
         return Neighbours(shape=(k,), kind="linf", bound=float(params.get("sensitivity", 1.0)),
+                          default_domain=True,  # utilities are any reals: the default search range is a subset
                           description=f"|u(D, r) - u(D', r)| <= {params.get('sensitivity')} for every candidate r")
     if name in _CATEGORICAL:
         return Pairs(tuple((a, b) for i, a in enumerate(labels) for b in labels[i + 1:]),
@@ -128,7 +129,8 @@ def _relation(name: str, params: dict, labels: list):
     low, high = params.get("lower"), params.get("upper")
     bounded = low is not None and high is not None and low < high
     return Neighbours(shape=(), kind="l1", bound=float(s), integer=integer, low=low if bounded else None,
-                      high=high if bounded else None, description=f"|f(D) - f(D')| <= {s}")
+                      high=high if bounded else None, default_domain=not bounded,
+                      description=f"|f(D) - f(D')| <= {s}")
 
 
 def from_diffprivlib(mechanism, /, **params) -> FunctionMechanism:

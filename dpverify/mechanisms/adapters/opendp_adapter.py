@@ -168,10 +168,13 @@ def _relation_of(measurement, d_in):
     integer = _integer_domain(measurement)
     text = f"input distance <= {d_in} ({metric})"
     if domain.startswith("VectorDomain") and ("L1Distance" in metric or "L2Distance" in metric):
-        return Neighbours(shape=(3,), kind="l1", bound=float(d_in), integer=integer, description=text)
+        return Neighbours(shape=(3,), kind="l1", bound=float(d_in), integer=integer, default_domain=True,
+                          description=text)
     if domain.startswith("VectorDomain") and ("Symmetric" in metric or "InsertDelete" in metric):
-        return Neighbours(shape=(3,), kind="add_remove", integer=integer, description=text)
-    return Neighbours(shape=(), kind="l1", bound=float(d_in), integer=integer, description=text)
+        return Neighbours(shape=(3,), kind="add_remove", integer=integer, default_domain=True,
+                          description=text)
+    return Neighbours(shape=(), kind="l1", bound=float(d_in), integer=integer, default_domain=True,
+                          description=text)
 
 
 def _claims(measurement, d_in, epsilon):
@@ -282,5 +285,5 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
         eps = epsilon
     return FunctionMechanism(recipe, eps, delta, name or f"opendp:{kind}(scale={scale:g}, T={T})",
                              relation or Neighbours(shape=(), kind="l1", bound=float(d_in), integer=T == "int",
-                                                 description=f"|d - d'| <= {d_in}"), curve=curve, sensitivity_value=float(d_in),
+                                                 default_domain=True, description=f"|d - d'| <= {d_in}"), curve=curve, sensitivity_value=float(d_in),
                              noise=f"OpenDP {kind} noise of scale {scale:g}")

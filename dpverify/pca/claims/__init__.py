@@ -8,7 +8,7 @@ module                      claims
 ==========================  ==================================================================
 :mod:`.model`               the data of §3, Fig. 2, the PPCA model (Thms 1–2), Alg. 1's privacy
 :mod:`.thm3`                Theorem 3 (PPCA-DP is ε-DP) and the sensitivity its proof uses
-:mod:`.corrected`           the corrected PPCA-DP: white-box budget and black-box audit
+:mod:`.corrected`           the corrected PPCA-DP: budget, values with known noise, audit
 :mod:`.experiments`         Figs. 3–6: MSE and SVM accuracy of the published data
 :mod:`.errata`              every erratum of the paper (``pca.erratum.*``)
 ==========================  ==================================================================

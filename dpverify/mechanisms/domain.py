@@ -1,0 +1,136 @@
+"""The input domain of a mechanism: :class:`Domain` (a shape, bounds or a finite set of values,
+integer or real), and :data:`DEFAULT_DOMAIN`, the range a relation draws random pairs from where it
+states no bound — only when it says that any entries are accepted there
+(``Neighbours(..., default_domain=True)``, :mod:`dpverify.mechanisms.relations`).
+
+Example
+-------
+>>> Domain(shape=(5,), low=0, high=5, integer=True).describe()
+'5 integer entries in [0, 5]'
+>>> number_text(5.0), number_text(0.5)
+('5', '0.5')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpverify.mechanisms.sampling import describe_input
+from dpverify.validation import check_real
+
+__all__ = ["DEFAULT_DOMAIN", "Domain", "check_shape", "number_text"]
+
+DEFAULT_DOMAIN = (-10.0, 10.0)  # where random pairs are drawn on a side with no bound (default_domain=True)
+
+
+def number_text(x) -> str:
+    """A bound in a domain's text: an integer without its point (``5``), a float in ``g`` format."""
+    return str(int(x)) if float(x).is_integer() else f"{float(x):g}"
+
+
+def check_shape(shape, name: str = "shape") -> tuple:
+    """``()`` or a tuple of positive integer sizes (an int is a one-entry shape); ValueError otherwise."""
+    sizes = (shape,) if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) else shape
+    ok = isinstance(sizes, (tuple, list)) and all(
+        isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1 for s in sizes)
+    if not ok:
+        raise ValueError(f"{name} must be () (a scalar) or a tuple of positive integer sizes, got {shape!r}")
+    return tuple(int(s) for s in sizes)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The inputs a mechanism takes: a ``shape`` (``()`` = a scalar), bounds or a finite set of values.
+
+    The default is the real scalars (``shape=()``).  (:class:`Neighbours` defaults to
+    ``shape=(1,)``, one-entry vectors, as the StatDP/DP-Sniper searches do; a scalar mechanism
+    given those receives scalars, :meth:`coerce`.)  ``shape`` must be ``()`` or positive sizes,
+    ``low <= high``, and ``values`` a non-empty finite set (ValueError naming the parameter).
+
+    Example
+    -------
+    >>> d = Domain(shape=(), low=0, high=5, integer=True)
+    >>> d.contains(3), d.contains(3.5), d.contains(6)
+    (True, False, False)
+    >>> d.coerce(np.array([2.0])).shape        # a one-entry vector given to a scalar mechanism
+    ()
+    >>> Domain(shape=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: shape must be () (a scalar) or a tuple of positive integer sizes, got 0
+    """
+
+    shape: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    integer: bool = False
+    values: tuple | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", check_shape(self.shape))
+        for bound in ("low", "high"):
+            if getattr(self, bound) is not None:
+                check_real(getattr(self, bound), bound)
+        if self.low is not None and self.high is not None and not self.low <= self.high:
+            raise ValueError(f"low must be <= high, got low={self.low!r}, high={self.high!r}")
+        if self.values is not None:
+            if isinstance(self.values, (str, bytes)) or not hasattr(self.values, "__iter__"):
+                raise TypeError(f"values must be a finite collection of inputs, got {describe_input(self.values)}")
+            vals = tuple(self.values)
+            if not vals:
+                raise ValueError(f"values must hold at least one input (a non-empty finite set), got {self.values!r}")
+            object.__setattr__(self, "values", vals)
+
+    @property
+    def scalar(self) -> bool:
+        """Whether the inputs are scalars."""
+        return self.shape == ()
+
+    def describe(self) -> str:
+        """The domain in words: how many entries, integer or real, and their bounds or values.
+
+        >>> Domain((5,), low=0, high=5, integer=True).describe(), Domain(values=(0, 1)).describe()
+        ('5 integer entries in [0, 5]', 'a scalar in {0, 1}')
+        """
+        n = int(np.prod(self.shape)) if self.shape else 1
+        size = "×".join(str(s) for s in self.shape)
+        kind = "integer" if self.integer else "real"
+        if self.values is not None:
+            within = "in {" + ", ".join(number_text(v) if isinstance(v, (int, float, np.number)) else repr(v)
+                                        for v in self.values) + "}"
+            return ("a scalar " if self.scalar else f"{size} entries " if n > 1 else "1 entry ") + within
+        lo = "" if self.low is None else number_text(self.low)
+        hi = "" if self.high is None else number_text(self.high)
+        within = (f"in [{lo}, {hi}]" if lo and hi else f"at least {lo}" if lo else f"at most {hi}" if hi
+                  else "(unbounded)")
+        head = f"an {kind} scalar" if self.scalar and kind == "integer" else f"a {kind} scalar" if self.scalar \
+            else f"{size} {kind} entries" if n > 1 else f"1 {kind} entry"
+        return f"{head} {within}"
+
+    def contains(self, x) -> bool:
+        """True when ``x`` is an input of this domain (shape, bounds, integrality, values)."""
+        a = np.asarray(x)
+        if self.values is not None:
+            allowed = np.asarray(self.values)
+            if a.dtype.kind not in "biuf" or allowed.dtype.kind not in "biuf":
+                return bool(np.all(np.isin(np.asarray(x, dtype=object), np.asarray(self.values, dtype=object))))
+            return bool(np.isin(a, allowed).all())
+        if a.shape != self.shape or a.dtype.kind not in "biuf":
+            return False
+        a = a.astype(float)
+        if (self.low is not None and (a < self.low).any()) or (self.high is not None and (a > self.high).any()):
+            return False
+        return not self.integer or bool(np.all(a == np.round(a)))
+
+    def coerce(self, data):
+        """``data`` in the domain's shape: a one-entry array becomes a scalar (0-d) for a scalar domain.
+
+        The one place where scalar and vector inputs meet: a scalar mechanism handed a
+        one-entry vector (e.g. the pairs of ``Neighbours(shape=(1,))``) receives a 0-d array,
+        which ``float()`` and ``int()`` accept.
+        """
+        if self.scalar and isinstance(data, np.ndarray) and data.ndim > 0 and data.size == 1:
+            return data.reshape(())
+        return data
