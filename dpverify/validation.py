@@ -10,15 +10,9 @@ wherever Python numbers are; bool, complex and string values are refused
 (``TypeError``) instead of being coerced; integers that would wrap around int64
 (2^63, 1e308 as a count) are refused (``ValueError``).
 
-Memory and work budgets (defined in :mod:`dpverify.budget`, re-exported here)
------------------------------------------------------------------------------
-:data:`MEMORY_BUDGET_BYTES` (4 GiB) is the one budget every room uses: work
-whose arrays would need more is refused up front by :func:`check_budget` with a
-``ValueError`` naming the parameter, never attempted.  Set the environment
-variable ``DPVERIFY_MEMORY_BUDGET`` (bytes, e.g. ``17179869184``) to change it;
-:func:`memory_budget` reads it at each call.  Likewise :data:`WORK_BUDGET_DRAWS`
-(2·10^9 random draws, ``DPVERIFY_WORK_BUDGET``) bounds streamed work that needs
-little memory but would run for hours; :func:`check_work` refuses it up front.
+The memory and work budgets (:func:`check_budget`, :func:`check_work`, :func:`check_size`,
+:func:`check_elements`, which counts the logical size of zero-stride views) are defined in
+:mod:`dpverify.budget` and re-exported here: work beyond them is refused up front, never attempted.
 """
 
 from __future__ import annotations
@@ -31,30 +25,15 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "check_epsilon",
-    "check_delta",
-    "check_real",
-    "check_positive_int",
-    "check_nonneg_int",
-    "check_probability",
-    "check_confidence",
-    "check_probability_vector",
-    "check_counts",
-    "check_row_stochastic",
-    "check_finite_array",
-    "as_generator",
-    "MEMORY_BUDGET_BYTES",
-    "memory_budget",
-    "check_budget",
-    "check_size",
-    "check_bool",
-    "WORK_BUDGET_DRAWS",
-    "check_work",
-    "check_elements",
+    "check_epsilon", "check_delta", "check_real", "check_positive_int", "check_nonneg_int", "check_probability",
+    "check_confidence", "check_probability_vector", "check_counts", "check_row_stochastic", "check_finite_array",
+    "as_generator", "MEMORY_BUDGET_BYTES", "memory_budget", "check_budget", "check_size", "check_bool",
+    "WORK_BUDGET_DRAWS", "check_work", "check_elements", "check_path",
 ]
 
 # the memory and work budgets live in dpverify.budget; they are checked through this module
-from dpverify.budget import MEMORY_BUDGET_BYTES, WORK_BUDGET_DRAWS, check_budget, check_work, memory_budget  # noqa: E402
+from dpverify.budget import (MEMORY_BUDGET_BYTES, WORK_BUDGET_DRAWS, check_budget, check_elements,  # noqa: E402
+                             check_size, check_work, memory_budget)
 
 #: Counts and other integers are held in int64: anything at or above this wraps around.
 INT64_LIMIT = 2**63
@@ -71,45 +50,6 @@ def check_bool(value: Any, name: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"{name} must be True or False, got {_show(value)} of type {type(value).__name__}")
-
-
-def check_size(size: Any, name: str = "size", *, broadcast: tuple = (), itemsize: int = 8) -> tuple:
-    """An output shape: ``None`` (→ ``broadcast``), a positive int or a tuple of positive ints.
-
-    The shape must broadcast with ``broadcast`` (the shape of array parameters) to itself, and
-    ``prod(shape) * itemsize`` bytes must fit :func:`memory_budget`.  A sampler's ``size``
-    means independent draws: ``size`` noisy releases of the same data under one ε cost
-    ``size``·ε in total (sequential composition).
-
-    Example
-    -------
-    >>> check_size(3), check_size((2, np.int64(2))), check_size(None, broadcast=(4,))
-    ((3,), (2, 2), (4,))
-    """
-    if size is None:
-        shape = tuple(int(d) for d in broadcast)
-    else:
-        if isinstance(size, np.ndarray) and size.ndim == 0:
-            size = size.item()
-        dims = size if isinstance(size, (tuple, list)) else (size,)
-        shape = []
-        for d in dims:
-            if isinstance(d, bool) or not isinstance(d, (numbers.Integral, np.integer)):
-                raise TypeError(f"{name} must be a positive integer or a tuple of them, got {_show(size)}")
-            if d < 1:
-                raise ValueError(f"{name} must be a positive integer or a tuple of them, got {_show(size)}")
-            shape.append(int(d))
-        shape = tuple(shape)
-        if broadcast:
-            try:
-                ok = np.broadcast_shapes(tuple(broadcast), shape) == shape
-            except ValueError:
-                ok = False
-            if not ok:
-                raise ValueError(f"{name} {shape} does not match the shape {tuple(broadcast)} of the array parameters")
-    count = math.prod(shape)
-    check_budget(count * itemsize, f"{name} = {_show(size)}")
-    return shape
 
 
 def _show(x: Any) -> str:
@@ -129,6 +69,8 @@ def check_real(value: Any, name: str, *, positive: bool = False, nonneg: bool = 
     >>> check_real(np.float32(0.5), "scale"), check_real(2, "t", positive=True)
     (0.5, 2.0)
     """
+    if positive is not False or nonneg is not False:
+        check_bool(positive, "positive"), check_bool(nonneg, "nonneg")
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if not _is_real_scalar(value):
@@ -186,8 +128,10 @@ def check_confidence(c: Any, name: str = "confidence") -> float:
     0.95
     """
     v = check_real(c, name)
-    if not 0 < v < 1 or not 1.0 - v < 1.0:  # α = 1 − confidence must be below 1 in floats too
-        raise ValueError(f"{name} must be in (0, 1) with 1 - {name} < 1, got {_show(c)}")
+    if not 0 < v < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {_show(c)}")
+    if not 1.0 - v < 1.0:  # α = 1 − confidence must be below 1 in floats too
+        raise ValueError(f"{name} must be in (0, 1) with 1 - {name} < 1 in floating point, got {_show(c)}")
     return v
 
 
@@ -208,7 +152,7 @@ def check_positive_int(n: Any, name: str, *, maximum: int | None = None) -> int:
     v = _as_int(n, name)
     if v < 1:
         raise ValueError(f"{name} must be >= 1, got {_show(n)}")
-    if maximum is not None and v > maximum:
+    if maximum is not None and v > _as_int(maximum, "maximum"):
         raise ValueError(f"{name} must be <= {maximum}, got {_show(n)}")
     return v
 
@@ -222,31 +166,9 @@ def check_nonneg_int(n: Any, name: str, *, maximum: int | None = None) -> int:
     v = _as_int(n, name)
     if v < 0:
         raise ValueError(f"{name} must be >= 0, got {_show(n)}")
-    if maximum is not None and v > maximum:
+    if maximum is not None and v > _as_int(maximum, "maximum"):
         raise ValueError(f"{name} must be <= {maximum}, got {_show(n)}")
     return v
-
-
-def check_elements(arr: Any, name: str, *, itemsize: int = 8) -> None:
-    """Refuse an array whose copy would not fit the memory budget, counting its *logical* size.
-
-    A zero-stride view (``np.broadcast_to(1, (1_500_000_000,))``) costs no memory itself, but
-    every copy or elementwise result has its full logical size: the budget counts ``arr.size``
-    elements of ``itemsize`` bytes (float64 by default), so such a view is refused by name before
-    any copy is attempted.
-
-    Example
-    -------
-    >>> check_elements(np.broadcast_to(1.0, (1000,)), "pi")
-    >>> try:
-    ...     check_elements(np.broadcast_to(1.0, (1_500_000_000,)), "pi")
-    ... except ValueError as e:
-    ...     print(str(e).split(":")[0])
-    pi with 1500000000 entries is too large
-    """
-    size = int(getattr(arr, "size", 0) or 0)
-    if size * itemsize > 2**20:  # small arrays: nothing to check
-        check_budget(size * itemsize, f"{name} with {size} entries")
 
 
 def _real_array(x: Any, name: str) -> np.ndarray:
@@ -286,7 +208,7 @@ def check_finite_array(x: Any, name: str, *, ndim: int | None = None, shape: tup
     array([1. , 2.5])
     """
     arr = _real_array(x, name)
-    if ndim is not None and arr.ndim != ndim:
+    if ndim is not None and arr.ndim != _as_int(ndim, "ndim"):
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if shape is not None:
         for want, got in zip(shape, arr.shape):
@@ -315,6 +237,7 @@ def check_probability_vector(pi: Any, name: str = "pi", *, atol: float = 1e-9) -
     >>> check_probability_vector([0.5, 0.25, 0.25])
     array([0.5 , 0.25, 0.25])
     """
+    atol = check_real(atol, "atol", nonneg=True)
     arr = check_finite_array(pi, name, ndim=1)
     if arr.size < 1:
         raise ValueError(f"{name} must be non-empty")
@@ -369,6 +292,10 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
     """
     if isinstance(counts, (str, bytes)):
         raise TypeError(f"{name} must be an array of counts, got {type(counts).__name__}")
+    if nonempty is not False:
+        check_bool(nonempty, "nonempty")
+    if length is not None:
+        length = check_nonneg_int(length, "length")
     try:
         arr = np.asarray(counts)
     except (TypeError, ValueError) as exc:
@@ -411,6 +338,23 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
         if total > 2.0**62:  # float rounding keeps this well below 2^63
             raise ValueError(f"{name} must total <= 2^62 so that running sums stay exact in int64, totals {total:.4g}")
     return arr.astype(np.int64)
+
+
+def check_path(path: Any, name: str = "path") -> "os.PathLike":
+    """A file-system path: ``str`` or ``os.PathLike``, never empty text (``''`` would mean the current
+    directory without saying so); returned as a :class:`pathlib.Path`.
+
+    >>> str(check_path("out/report.json"))
+    'out/report.json'
+    """
+    from pathlib import Path
+
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {_show(path)} of type {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name} must be a non-empty path, got {_show(path)}")
+    return Path(text)
 
 
 def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:

@@ -90,6 +90,16 @@ def _event():
     return make_event("bins", np.array([True, False, False, False]), Binner(np.arange(3), categorical=True))
 
 
+def _baseline_file():
+    import tempfile
+
+    from dpverify.claims.baseline import write_baseline
+
+    p = Path(tempfile.mkdtemp(prefix="dpverify-fuzz-bl-")) / "baseline.json"
+    write_baseline(p, {"rr.x": {"verdict": "holds"}})
+    return str(p)
+
+
 def _fenwick_weights(idx):
     return np.full(len(idx), 0.5)
 
@@ -361,6 +371,50 @@ OVERRIDES = {
                                                  "rhs": Lazy(lambda: __import__("sympy").Symbol("x") * 2)},
     "dpverify.toolkit.privacy.audit_epsilon": {"mechanism": _gauss_mechanism, "d": 0.0, "d_prime": 1.0, "epsilon": 1.0,
                                                "samples": 2000, "rng": 0},
+    "dpverify.audit.cli_inputs.parse_shape": {"text": "3"},
+    "dpverify.audit.cli_inputs.parse_values": {"text": "0,1,2"},
+    "dpverify.audit.cli_inputs.resolve": {"spec": "dpverify.audit.examples:laplace_eps1", "flag": "--mechanism"},
+    "dpverify.audit.dask_backend.dask_executor": None,  # needs a running dask cluster
+    "dpverify.audit.float_grid.reachable": {"x": [0.1, -7.3], "c": 0.5},
+    "dpverify.audit.render.zcdp_json": None,  # needs an audit_zcdp result (covered through the CLI)
+    "dpverify.audit.sequential.stage_plan": {"n": 10_000, "alpha": 0.05},
+    "dpverify.claims.baseline.load_baseline": {"path": Lazy(lambda: _baseline_file())},
+    "dpverify.claims.model.note_sampling": {"kind": "simulation"},
+    "dpverify.claims.sources.load_room": {"r": Lazy(_room)},
+    "dpverify.claims.sources.module_of_file": {"path": Lazy(lambda: Path(__import__("dpverify").__file__).parent
+                                                       / "rr" / "claims" / "binary.py")},
+    "dpverify.continual.matrix_ops.as_matrix": {"x": [[1.0, 0.0], [0.0, 1.0]], "name": "x"},
+    "dpverify.continual.matrix_ops.dense": {"x": np.eye(2), "name": "x"},
+    "dpverify.continual.trees.guard": {"A": Lazy(lambda: __import__("scipy.sparse", fromlist=["x"]).eye(2, format="csr"))},
+    "dpverify.continual.trees.tree_levels": {"a": np.array([1.0, 2.0, 3.0, 4.0])},
+    "dpverify.mechanisms.adapters.diffprivlib": None,  # optional package: covered by tests/test_mechanisms.py
+    "dpverify.mechanisms.adapters.opendp": None,  # optional package
+    "dpverify.mechanisms.domain.number_text": {"x": 1.5},
+    "dpverify.mechanisms.families.Param": {"kind": "float", "low": 0.0, "high": 1.0},
+    "dpverify.mechanisms.privacy.claim_of": {"epsilon": 1.0},
+    "dpverify.mechanisms.protocol.Mechanism": None,  # a Protocol: not instantiated
+    "dpverify.mechanisms.sampling.call_mechanism": {"mechanism": _gauss_mechanism, "data": 0.0,
+                                                    "rng": Lazy(lambda: np.random.default_rng(0)), "n": 3},
+    "dpverify.pca.budget.corrected_noise_budget": {"k": 1, "p": 3, "n": 12, "epsilon": 1.0},
+    "dpverify.pca.evaluate.at_majority_rate": None,  # reads an EvalRow (a record)
+    "dpverify.pca.evaluate.evaluate": {"dataset": "magic", "methods": ("ppca",), "ks": (2,), "runs": 1, "svm": False,
+                                       "max_rows": 200, "rng": 0},
+    "dpverify.pca.noise.check_bounds": {"bounds": _B, "p": 3},
+    "dpverify.pca.noise.check_release_size": {"reps": 2, "n": 12, "p": 3},
+    "dpverify.pca.thm3.column_spread": {"mechanism": Lazy(lambda: __import__("dpverify.pca", fromlist=["x"]).PPCADP(1, 1.0)),
+                                        "col": 0},
+    "dpverify.pca.thm3.output_coordinate": {"mechanism": Lazy(lambda: __import__("dpverify.pca", fromlist=["x"]).PPCADP(1, 1.0))},
+    "dpverify.report.document.check_entry": {"c": {"id": "rr.x", "verdict": "holds"}},
+    "dpverify.report.document.check_document": {"doc": DOC},
+    "dpverify.report.markdown.normpath": {"p": "rr/../rr/a.md"},
+    "dpverify.report.papers.papers_from_spec": None,  # reads the papers' spec file of a checkout
+    "dpverify.rooms.room": {"name": "rr"},
+    "dpverify.rr.symbolic.optimality_interval": {
+        "sigma": Lazy(lambda: __import__("dpverify.rr.symbolic", fromlist=["x"]).reduced_costs((1, 2, 3, 4, 7, 8), False)[0]),
+        "with_delta": False},
+    "dpverify.rr.symbolic.sign_everywhere": {"expr": Lazy(lambda: __import__("dpverify.rr.symbolic", fromlist=["x"]).E - 1),
+                                             "with_delta": False},
+    "dpverify.toolkit.symbolic.expression": {"x": 0.5, "name": "x"},
     "dpverify.atomic.atomic_write_text": {"path": "fuzz.txt", "text": "x"},
     "dpverify.atomic.atomic_write_bytes": {"path": "fuzz.bin", "data": b"x"},
     "dpverify.atomic.check_output_path": {"path": "fuzz.txt"},
@@ -407,6 +461,14 @@ RECORDS = {
 
 #: Parameters where None is a documented valid value although their default is not None.
 NONE_OK = {"dpverify.validation.check_size.size"}
+
+#: Callables whose results hold NaN by design (a marker, documented): their results are not judged finite.
+NAN_MARKERS = {"dpverify.continual.fda_optimal.fda_level_shares"}  # NaN marks the levels without a root
+
+#: Hostile labels that are documented valid values of a parameter (qual.param -> labels).
+VALID = {"dpverify.mechanisms.protocol.FunctionMechanism.relation": {"str"},  # free text: the scalar relation
+         "dpverify.report.values.number_html.v": {"nan", "inf", "-inf"},  # evidence may hold them: shown as is
+         "dpverify.rr.symbolic.sign_everywhere.expr": {"int-for-object"}}  # a number is a constant expression
 
 #: Parameters not fuzzed: the name a validator reports (any text is valid there).
 NOT_FUZZED = {"name", "what"}

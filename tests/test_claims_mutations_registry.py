@@ -33,7 +33,8 @@ def verdict(cid: str) -> Verdict:
 
 def mutation_tested_ids() -> set[str]:
     """Claim ids named by a test function with a ``monkeypatch`` argument (or its parametrize list)."""
-    files = sorted(TESTS.glob("test_claims_mutations*.py")) + sorted(TESTS.glob("*/test_*claims*.py"))
+    files = (sorted(TESTS.glob("test_claims_mutations*.py")) + sorted(TESTS.glob("*/test_*claims*.py"))
+             + [TESTS / "audit" / "test_ldp_exact_decision.py"])  # the exact LDP checker's claim
     out: set[str] = set()
     for f in files:
         src = f.read_text(encoding="utf-8")

@@ -140,6 +140,61 @@ def test_label_error_and_notes_api():
     assert notes == {"audit"}
 
 
+def _gauss(d, rng, n):
+    return rng.normal(float(d), 1.0, n)
+
+
+def _curve_check(thorough=False):
+    from dpverify.audit import audit_delta_curve, gaussian_delta_curve
+
+    r = audit_delta_curve(_gauss, pair=(0.0, 1.0), delta_curve=gaussian_delta_curve(1.0), epsilons=[1.0],
+                          samples=2_000, rng=0)
+    return Outcome(Verdict.HOLDS, {"delta_lb": r.delta_lower[0]})
+
+
+def _zcdp_check(thorough=False):
+    from dpverify.audit import audit_zcdp
+
+    audit_zcdp(_gauss, rho=0.5, pair=(0.0, 1.0), samples=2_000, epsilons=[1.0], rng=0)
+    return Outcome(Verdict.HOLDS)
+
+
+def _threaded_audit_check(thorough=False):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dpverify.audit import audit
+
+    with ThreadPoolExecutor(1) as pool:  # a thread does not inherit the check's context
+        report = pool.submit(audit, _gauss, epsilon=1.0, pairs=[(0.0, 1.0)], samples=2_000, rng=0).result()
+    return Outcome(Verdict.HOLDS, {"epsilon_lb": report.epsilon})
+
+
+@pytest.mark.parametrize("check, seen", [(_curve_check, "audit"), (_zcdp_check, "audit"),
+                                         (_threaded_audit_check, "audit or simulation (seen in another thread)")])
+def test_an_exact_claim_that_audits_unnoticed_before_is_an_error(temp_claims, check, seen):
+    """The δ(ε)-curve and zCDP audits note their sampling; so does any audit run in another thread."""
+    r = run_claim(_register(temp_claims, f"zzsound.hidden{len(temp_claims)}", check))
+    assert r.verdict is Verdict.ERROR and f"ran sampling ({seen})" in r.outcome.summary, r.outcome.summary
+    assert r.outcome.evidence["sampling_ran"] == seen
+
+
+def test_sampling_seen_in_another_thread_or_a_nested_collection():
+    import threading
+
+    with sampling_notes() as notes:
+        t = threading.Thread(target=note_sampling, args=("simulation",))
+        t.start()
+        t.join()
+    assert notes == {"audit or simulation (seen in another thread)"}
+    with sampling_notes() as outer:
+        with sampling_notes() as inner:
+            note_sampling("audit")
+    assert inner == outer == {"audit"}  # a nested collection passes its calls on: not another thread's
+    with sampling_notes() as quiet:
+        pass
+    assert quiet == set()
+
+
 def test_thm3_refutes_by_its_exact_route_and_never_through_the_audit(monkeypatch):
     import dpverify.pca.claims.thm3 as T
 

@@ -47,18 +47,28 @@ SKIP_MODULES = ("dpverify.__main__", "dpverify.cli", "dpverify.proofdocs")
 #: Modules with known failures whose fixes belong to other owners (issue 26): the default run
 #: samples every other module and requires 0 failures there; the full sweep prints these.
 PENDING = (
-    "dpverify.audit.api",
-    "dpverify.audit.chunks",
-    "dpverify.audit.events",
-    "dpverify.audit.exact.ldp",
-    "dpverify.audit.plan",
-    "dpverify.audit.screening",
-    "dpverify.audit.statistical",
-    "dpverify.claims.drift",
-    "dpverify.claims.registry",
-    "dpverify.claims.runner",
-    "dpverify.claims.store",
-    "dpverify.mechanisms.relations",
+    # H2a (claims engine, pca noise/corrected)
+    "dpverify.claims.model", "dpverify.claims.registry", "dpverify.claims.runner", "dpverify.claims.store",
+    "dpverify.pca.corrected", "dpverify.pca.noise", "dpverify.toolkit.simulation",
+    # H2b (selftest, elders)
+    "dpverify.continual.elders", "dpverify.continual.elders_tree", "dpverify.selftest.claims.audit_api",
+    "dpverify.selftest.controls", "dpverify.selftest.mechanisms",
+    # H3a (relations, the domain split from them, search)
+    "dpverify.audit.search", "dpverify.mechanisms.domain", "dpverify.mechanisms.relations",
+    # H3b (events, api)
+    "dpverify.audit.api", "dpverify.audit.events",
+    # H4 (screening, curves, projections, statistical, float controls)
+    "dpverify.audit.controls.floating_point", "dpverify.audit.curves", "dpverify.audit.projections",
+    "dpverify.audit.float_grid", "dpverify.audit.screening", "dpverify.audit.statistical",
+    # H5 (claim sources)
+    "dpverify.claims.sources",
+    # no owner in phase 1 (the lead routes them)
+    "dpverify.atomic", "dpverify.audit.chunks", "dpverify.audit.cli_inputs", "dpverify.audit.controls.vector",
+    "dpverify.audit.intervals", "dpverify.audit.renyi", "dpverify.audit.sequential", "dpverify.audit.suite.base", "dpverify.audit.suite.geometric",
+    "dpverify.audit.suite.median", "dpverify.audit.suite.noise", "dpverify.audit.suite.rappor",
+    "dpverify.audit.suite.svt", "dpverify.audit.white_box", "dpverify.audit.words", "dpverify.claims.baseline",
+    "dpverify.claims.drift", "dpverify.claims.seeds", "dpverify.claims.traceability",
+    "dpverify.continual.claims.errata", "dpverify.declarations", "dpverify.progress", "dpverify.rooms",
 )
 
 
@@ -94,6 +104,15 @@ def owned_modules():
 _PUSH = {"huge": "huge-push", "2^63": "2^63-push", "2^70": "2^70-push"}
 
 
+def _name_default(fn):
+    """The default of a ``name=`` parameter (what a validator's messages call the value), else None."""
+    try:
+        par = inspect.signature(fn).parameters.get("name")
+    except (TypeError, ValueError):
+        return None
+    return par.default if par is not None and isinstance(par.default, str) else None
+
+
 def _param_cases(module, qual, fn, base, params, *, relabel=None):
     """Cases for each fuzzed parameter of one call: (module, qual, param, label, fn, kwargs, must, names)."""
     for param, good, ann, none_default in params:
@@ -105,9 +124,11 @@ def _param_cases(module, qual, fn, base, params, *, relabel=None):
             label = (relabel or {}).get(label, label)
             kw = dict(base)
             kw[param] = val
-            names = [base.get("name")] if isinstance(base.get("name"), str) else []
+            names = [base.get("name", _name_default(fn))] if isinstance(base.get("name", _name_default(fn)), str) else []
             names += fb.ALIASES.get(f"{qual}.{param}", [])
-            must = fh.expectation(label, ann)
+            must = "free" if label in fb.VALID.get(f"{qual}.{param}", ()) else fh.expectation(label, ann)
+            if qual in fb.NAN_MARKERS:
+                must += "/nan-ok"
             if ":" in label:  # a key of a mapping: the error may name it
                 names += label.split(":", 1)[1].split(".")
             yield module, qual, param, label, fn, kw, must, tuple(names), good
@@ -250,11 +271,13 @@ def cli_baselines() -> dict:
     out = f["dir"] + "/out"
     return {
         "rr": ["rr", "--epsilon", "1.0", "--pi", "0.2,0.8"],
-        "audit": ["audit", "--d", "0", "--d-prime", "1", "--epsilon", "1.0", "--samples", "2000", "--seed", "1"],
+        "audit": ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--epsilon", "1.0",
+                  "--samples", "2000", "--seed", "1", "--confidence", "0.9", "--statistic", "auto"],
         "audit zcdp": ["audit", "dpverify.audit.examples:laplace_eps1", "--d", "0", "--d-prime", "1", "--zcdp", "0.5",
                        "--samples", "2000", "--seed", "1"],
-        "audit search": ["audit", "dpverify.audit.examples:laplace_eps1", "--search", "l1", "--shape", "3",
-                         "--bound", "1", "--epsilon", "1.0", "--samples", "2000", "--seed", "1", "--confidence", "0.9"],
+        "audit search": ["audit", "dpverify.audit.examples:noisy_max_index_eps1", "--search", "linf", "--shape", "3",
+                         "--bound", "1", "--low", "0", "--high", "1", "--epsilon", "1.0", "--samples", "2000",
+                         "--seed", "1", "--confidence", "0.9"],
         "continual mse": ["continual", "mse", "--n", "64", "--epsilon", "1.0", "--method", "naive"],
         "continual release": ["continual", "release", "--input", f["csv"], "--column", "count", "--epsilon", "1.0",
                               "--method", "fenwick", "--seed", "1", "--output", f["dir"] + "/released.csv", "--force",
@@ -286,13 +309,18 @@ def cli_cases():
                     yield name, a, v, bad
 
 
+def _cli(argv):
+    from dpverify.cli import main
+
+    code = main(argv)
+    raise SystemExit(code if isinstance(code, int) else 0)  # the exit status, as the shell sees it
+
+
 def run_cli(argv):
     from threadpoolctl import threadpool_limits
 
-    from dpverify.cli import main
-
     with threadpool_limits(1):
-        return fh.run_isolated(main, (argv,), timeout=60, capture=True)
+        return fh.run_isolated(_cli, (argv,), timeout=60, capture=True)
 
 
 judge_cli = fh.judge_cli
@@ -415,6 +443,70 @@ def test_issue26_reproducers_are_cases():
     assert not missing, missing
 
 
+def _view(n=fh.VIEW_SIZE, value=1.0):
+    return np.broadcast_to(np.float64(value), (n,))
+
+
+def test_zero_stride_views_are_refused_by_name():
+    """Issue 26: a view of 1.5·10^9 logical elements passed as counts, a law, pi or a matrix is a ValueError
+    naming the parameter (the memory budget counts the logical size), never a MemoryError."""
+    from dpverify.audit.exact.divergence import hockey_stick, max_privacy_loss, privacy_curve
+    from dpverify.audit.exact.ldp import ldp_delta_curve
+    from dpverify.continual.api import release
+    from dpverify.primitives.composition import product_law
+    from dpverify.primitives.sensitivity import substitution_sensitivity
+    from dpverify.rr.lp import solve_lp
+    from dpverify.rr.simulate import estimate_distribution, simulate_survey
+
+    rows = np.broadcast_to(np.array([[0.5, 0.5]]), (fh.VIEW_SIZE // 2, 2))
+    calls = [("counts", release, (_view(),), {"epsilon": 1.0}), ("laws", product_law, (_view(),), {}),
+             ("p", privacy_curve, (_view(), _view()), {"epsilons": [1.0]}),
+             ("p", hockey_stick, (_view(), _view(), 1.0), {}), ("p", max_privacy_loss, (_view(), _view()), {}),
+             ("P", ldp_delta_curve, (rows, [1.0]), {}), ("pi", solve_lp, (_view(), 1.0), {}),
+             ("pi", simulate_survey, ([[0.75, 0.25], [0.25, 0.75]], _view(), 10), {}),
+             ("output_counts", estimate_distribution, ([[0.75, 0.25], [0.25, 0.75]], _view()), {}),
+             ("A", substitution_sensitivity, (rows,), {})]
+    bad = []
+    for name, fn, args, kw in calls:
+        out = fh.run_isolated(fn, args, kw)
+        if not (out["kind"] == "raise" and out["type"] == "ValueError" and name in out["msg"]):
+            bad.append((fn.__name__, out))
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("noise", ["discrete", "laplace"])
+def test_stream_pushes_beyond_the_bound_are_refused(noise):
+    """Issue 26: ``push(1e308)`` and ``push(2**70)`` (and any count or running total at or past 2^62,
+    the bound of a batch release) are a ValueError naming ``a_t``, under both noises, for every stream."""
+    import importlib
+
+    for qual in fb._STREAMS:
+        if noise not in fb._noises(qual):
+            continue
+        mod, name = qual.rsplit(".", 1)
+        cls = getattr(importlib.import_module(mod), name)
+        ctor = {**fb.baseline(qual, cls), "noise": noise}
+        for value in (1e308, 2**70, 2**62):
+            with pytest.raises(ValueError, match="a_t"):
+                cls(**ctor).push(value)
+        s = cls(**ctor)
+        s.push(2**61)
+        with pytest.raises(ValueError, match="a_t.*2\\^62|2\\^62.*a_t"):
+            s.push(2**61)  # the running total would reach 2^62
+
+
+def test_empty_value_is_an_empty_release():
+    """Issue 26's decision: an empty value vector (a query with no answers) is valid for the additive
+    mechanisms: the release is empty (float64; int64 for the geometric mechanism) and costs nothing."""
+    from dpverify.primitives import geometric_mechanism, laplace_mechanism, safe_laplace_mechanism
+
+    for fn, kind in ((laplace_mechanism, "f"), (geometric_mechanism, "i"), (safe_laplace_mechanism, "f")):
+        out = fn([], 1, 1.0, rng=0)
+        assert out.shape == (0,) and out.dtype.kind == kind
+        with pytest.raises(ValueError, match="epsilon"):
+            fn([], 1, float("nan"))  # the other parameters are still checked
+
+
 def test_baselines_are_valid():
     """Every callable with a baseline runs cleanly on it (otherwise its fuzz would test nothing)."""
     _, broken = baseline_status(public_callables(owned_modules()))
@@ -422,18 +514,20 @@ def test_baselines_are_valid():
 
 
 def test_fuzz_sample():
-    """A seeded sample of 700 hostile calls into every module not PENDING: 0 failures."""
-    counts, failures, _ = run_sweep(public_callables(owned_modules()), sample=700, seed=10, check_baselines=False)
+    """A seeded sample of 600 hostile calls into every module not PENDING: 0 failures."""
+    counts, failures, _ = run_sweep(public_callables(owned_modules()), sample=600, seed=10, check_baselines=False)
     print("\nfuzz (sample):", dict(counts))
-    assert counts["calls"] == 700
+    assert counts["calls"] == 600
     assert not failures, "\n".join(f"{q}({p}={lab}): {why}" for q, p, lab, why in failures)
 
 
 def test_cli_sample():
-    """Every subcommand with hostile option values (a seeded sample): exit 0/1/2, never a traceback."""
-    cases = list(cli_cases())
+    """The subcommands with hostile option values (a seeded sample): exit 0/1/2, never a traceback.
+
+    ``report`` runs claims (seconds each, every claim for ``--only ''``): it is in the full sweep only."""
+    cases = [c for c in cli_cases() if not c[0].startswith("report")]
     bad = []
-    for name, opt, val, argv in random.Random(3).sample(cases, 16):
+    for name, opt, val, argv in random.Random(3).sample(cases, 12):
         why = judge_cli(run_cli(argv))
         if why:
             bad.append((argv, why))
@@ -479,6 +573,8 @@ def _main(argv):  # pragma: no cover - a reporting entry point
         prefixes = tuple(argv[argv.index("--modules") + 1].split(","))
         callables = [c for c in public_callables() if c[0].startswith(prefixes)]
     sample = int(argv[argv.index("--sample") + 1]) if "--sample" in argv else None
+    if "--cli-only" in argv:
+        return _cli_main()
     counts, failures, no_base = run_sweep(callables, sample=sample, progress=True)
     for q, p, lab, why in failures:
         print(f"FAIL {q} {p}={lab}: {why}")
@@ -490,15 +586,20 @@ def _main(argv):  # pragma: no cover - a reporting entry point
     by_module = Counter(q.split("[")[0].split("<-")[0].rsplit(".", 1)[0] for q, *_ in failures)
     print("failures by module:", dict(by_module.most_common()))
     if "--cli" in argv:
-        cc = Counter()
-        for name, opt, val, a in cli_cases():
-            why = judge_cli(run_cli(a))
-            cc["cli calls"] += 1
-            if why:
-                cc["cli tracebacks" if why.startswith("traceback") else "cli failures"] += 1
-                print(f"CLI FAIL {' '.join(a)}: {why}")
-        print("cli:", dict(cc))
+        _cli_main()
     print(f"seconds: {time.time() - t0:.0f}")
+
+
+def _cli_main():  # pragma: no cover - a reporting entry point
+    cc = Counter()
+    for name, opt, val, a in cli_cases():
+        why = judge_cli(run_cli(a))
+        cc["cli calls"] += 1
+        if why:
+            kind = "cli tracebacks" if why.startswith("traceback") else "cli hangs" if why == "hang" else "cli failures"
+            cc[kind] += 1
+            print(f"CLI FAIL {' '.join(a)}: {why}", flush=True)
+    print("cli:", dict(cc))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,8 +18,6 @@ import inspect
 import json
 import sys
 
-from rich.markup import escape
-
 from dpverify.audit.cli_inputs import audit_pairs, resolve, stated_claim
 from dpverify.mechanisms.relations import KINDS
 
@@ -243,10 +241,10 @@ def _run(args: argparse.Namespace, mech, pairs, stat, claimed):
 
 def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str, notes: list, domain) -> None:
     """An audit's report on stdout (:mod:`dpverify.audit.render`): its JSON (``--json``, with the domain
-    searched and where the claim came from) or the notes and the table; every string escaped."""
-    from rich.console import Console
-
+    searched and where the claim came from) or the notes and the table; every string quoted exactly
+    (:mod:`dpverify.console`: no markup, no emoji codes)."""
     from dpverify.audit.render import audit_json, print_audit
+    from dpverify.console import make_console, quote
 
     if args.json:
         out = audit_json(r, mechanism=args.mechanism, params=_params(args.param))
@@ -257,18 +255,18 @@ def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str, note
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
         return
-    console = Console()
+    console = make_console()
     for note in notes:
-        console.print(escape(note), soft_wrap=True)
+        console.print(quote(note), soft_wrap=True)
     print_audit(console, r, claimed=claimed, verdict=verdict, mechanism=args.mechanism)
 
 
 def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat, notes: list) -> int:
-    """``--zcdp RHO``: audit the ρ-zCDP claim on the given pair (or the first candidate of --search)."""
+    """``--zcdp RHO``: audit the ρ-zCDP claim on the given pair, or on the first candidate pair only of a
+    searched relation (the notes and the JSON's ``pair_choice`` say so: the other candidates are not audited)."""
     import time
 
-    from rich.console import Console
-
+    from dpverify.console import make_console, quote
     from dpverify.progress import progress
     from dpverify.validation import check_real
     from dpverify.audit.errors import MechanismError
@@ -279,6 +277,11 @@ def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat, notes: list) -> int
     if isinstance(stat, str) and stat != "auto":
         raise ValueError(f"--statistic {stat} is not available with --zcdp; give MODULE:FUNCTION or leave it out")
     pair = pairs[0] if isinstance(pairs, list) else pairs.candidates(args.seed)[0]
+    choice = "the pair given"
+    if not isinstance(pairs, list):  # a relation: its domain is not searched, one pair is audited
+        choice = f"first candidate pair only: {_pair_text(pair)}"
+        notes = [n.replace("domain searched: ", "domain (not searched by --zcdp): ", 1) for n in notes] + [
+            f"{choice} (a --zcdp audit audits one pair; the relation's other candidates are not audited)"]
     t0 = time.perf_counter()
     try:
         with progress("auditing zCDP", None, stream=sys.stderr):  # one call: heartbeat lines off a terminal
@@ -291,15 +294,20 @@ def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat, notes: list) -> int
     if args.json:
         out = zcdp_json(r, pair=pair, samples=args.samples, seconds=time.perf_counter() - t0, seed=args.seed,
                         mechanism=args.mechanism, params=_params(args.param))
-        out["notes"] = notes
+        out["pair_choice"], out["notes"] = choice, notes
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        console = Console()
+        console = make_console()
         for note in notes:
-            console.print(escape(note), soft_wrap=True)
+            console.print(quote(note), soft_wrap=True)
         print_zcdp(console, r, pair=pair, mechanism=args.mechanism)
     return 1 if verdict == "refuted" else 0
+
+
+def _pair_text(pair) -> str:
+    """``d vs d'`` with arrays as lists."""
+    return " vs ".join(str(x.tolist()) if hasattr(x, "tolist") else repr(x) for x in pair)
 
 
 def register(subparsers) -> None:
@@ -333,7 +341,7 @@ def register(subparsers) -> None:
                    help="claimed ε (default: the mechanism's stated claim; required when it states none)")
     p.add_argument("--zcdp", type=float, default=None, metavar="RHO",
                    help="audit a ρ-zCDP claim instead: the δ(ε′) curve it implies, on the pair (or the first "
-                        "candidate of --search); prints a lower bound on ρ")
+                        "candidate pair only of --search: the others are not audited); prints a lower bound on ρ")
     p.add_argument("--delta", type=float, default=None, help="claimed δ (with --epsilon; default 0)")
     p.add_argument("--samples", required=True, type=int, help="draws per input (at most 10^10 without --force)")
     p.add_argument("--force", action="store_true", help="allow more than 10^10 samples")

@@ -149,7 +149,15 @@ def _searchable(rel, args):
 
 def audit_pairs(args, mech):
     """The pairs to audit: ``--d``/``--d-prime``, a ``--search`` relation over its domain, or the
-    mechanism's own relation (module docstring); ValueError naming the flag otherwise."""
+    mechanism's own relation (module docstring); ValueError naming the flag otherwise.
+
+    >>> from types import SimpleNamespace as NS
+    >>> args = NS(d=None, d_prime=None, search="l1", shape="3", bound=1.0, low=0.0, high=1.0, integer=False,
+    ...           values=None, default_domain=False, mechanism="m:f")
+    >>> rel = audit_pairs(args, None)
+    >>> rel.shape, rel.low, rel.high
+    ((3,), 0.0, 1.0)
+    """
     given = _flags(args)
     if args.search and (args.d is not None or args.d_prime is not None):
         raise ValueError("give either --d/--d-prime or --search, not both")

@@ -45,7 +45,7 @@ from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_uppe
 from dpverify.audit.chunks import ChunkJob, readonly
 from dpverify.audit.screening import minimum_count
 from dpverify.audit.selection import select_event
-from dpverify.claims.model import Verdict
+from dpverify.claims.model import Verdict, note_sampling
 from dpverify.proofdocs import proven
 
 __all__ = ["CurveAudit", "audit_delta_curve", "gaussian_delta_curve"]
@@ -134,6 +134,7 @@ def audit_delta_curve(mechanism, *, pair, delta_curve, epsilons, samples: int, c
     >>> r.verdict().value, r.delta_lower[0] <= gaussian_delta_curve(1.0)(0.0)
     ('inconclusive', True)
     """
+    note_sampling("audit")  # a claim that calls this rests on sampling: the claims engine records it
     if not callable(delta_curve):
         raise TypeError(f"delta_curve must be a callable ε -> δ, got {type(delta_curve).__name__}")
     eps = np.asarray(epsilons, dtype=float).reshape(-1)

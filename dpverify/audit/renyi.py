@@ -29,7 +29,7 @@ import numpy as np
 
 from dpverify.validation import check_budget, check_positive_int, check_real, check_work
 from dpverify.audit.curves import CurveAudit, audit_delta_curve
-from dpverify.claims.model import Verdict
+from dpverify.claims.model import Verdict, note_sampling
 from dpverify.proofdocs import proven
 
 __all__ = ["RDPAudit", "ZCDPAudit", "audit_rdp", "audit_zcdp", "rdp_delta_curve", "zcdp_delta_curve"]
@@ -215,6 +215,7 @@ class ZCDPAudit:
 
 def _run(mechanism, curve_at, claim, pair, samples, epsilons, confidence, rng, statistic) -> tuple:
     """The curve audit of ``curve_at(None)`` (the claim) and the parameter's lower bound."""
+    note_sampling("audit")  # the entry of audit_rdp and audit_zcdp: the claims engine records the sampling
     if isinstance(pair, np.ndarray):  # an array of two inputs, stacked along the first axis
         if pair.ndim < 1 or pair.shape[0] != 2:
             raise ValueError(f"pair must be (d, d_prime), got an array of shape {pair.shape}")

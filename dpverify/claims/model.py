@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import threading
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -77,16 +78,29 @@ SAMPLING = frozenset({Method.SIMULATION, Method.AUDIT})
 #: violation proves nothing, so an audit never concludes ``holds`` or ``erratum``.
 AUDIT_VERDICTS = frozenset({Verdict.REFUTED, Verdict.INCONCLUSIVE})
 
-_SAMPLING_NOTES: contextvars.ContextVar[set | None] = contextvars.ContextVar("dpverify_sampling_notes", default=None)
+_SAMPLING_NOTES: contextvars.ContextVar[tuple[set, list] | None] = contextvars.ContextVar(
+    "dpverify_sampling_notes", default=None)  # (the kinds noted, [calls noted]) of the innermost collection
+_SAMPLING_LOCK = threading.Lock()
+_SAMPLING_CALLS = [0]  # note_sampling calls in every thread of this process (under the lock)
+
+#: What :func:`sampling_notes` records when sampling was noted outside its context (another thread).
+OTHER_THREAD = "audit or simulation (seen in another thread)"
 
 
 def note_sampling(kind: str) -> None:
     """Tell the claims engine that sampling-based inference ran (``"simulation"`` or ``"audit"``).
 
-    Called by :func:`dpverify.toolkit.simulate_against` (and meant for the auditor's entry points).
-    Outside a claim's check it does nothing; inside, the engine records it in the result's
-    evidence (``sampling_ran``) and requires a claim labelled with an exact method that sampled
-    to say by which route its verdict was reached (:attr:`Outcome.route`).
+    Called by :func:`dpverify.toolkit.simulate_against` and the auditor's entry points (``audit``,
+    ``epsilon_lower_bound``, ``audit_delta_curve``, the Rényi/zCDP audits).  Outside a claim's
+    check it only counts; inside, the engine records it in the result's evidence
+    (``sampling_ran``) and requires a claim labelled with an exact method that sampled to say by
+    which route its verdict was reached (:attr:`Outcome.route`).
+
+    A thread does not inherit the context of the check that started it, so every call also
+    increments a process-wide counter (under a lock): :func:`sampling_notes` compares it before
+    and after the check and records :data:`OTHER_THREAD` when calls were made outside its
+    context.  A process the check forks (or spawns) counts in its own memory: sampling there
+    stays undetected.
 
     Example
     -------
@@ -97,20 +111,47 @@ def note_sampling(kind: str) -> None:
     """
     if kind not in ("simulation", "audit"):
         raise ValueError(f"kind must be 'simulation' or 'audit', got {kind!r}")
-    notes = _SAMPLING_NOTES.get()
-    if notes is not None:
-        notes.add(kind)
+    with _SAMPLING_LOCK:
+        _SAMPLING_CALLS[0] += 1
+        mine = _SAMPLING_NOTES.get()
+        if mine is not None:
+            mine[0].add(kind)
+            mine[1][0] += 1
 
 
 @contextlib.contextmanager
 def sampling_notes() -> Iterator[set]:
-    """Collect the :func:`note_sampling` calls made inside the ``with`` block (the engine wraps each check)."""
+    """Collect the :func:`note_sampling` calls made inside the ``with`` block (the engine wraps each check).
+
+    Calls made meanwhile in another thread of the process (which does not see this context) add
+    :data:`OTHER_THREAD`; calls in a nested collection are passed on to the enclosing one.  Only
+    one collection should run at a time per process (the engine runs one claim at a time in
+    process, and one claim per worker process): otherwise each sees the others' calls.
+
+    Example
+    -------
+    >>> import threading
+    >>> with sampling_notes() as notes:
+    ...     t = threading.Thread(target=note_sampling, args=("audit",)); t.start(); t.join()
+    >>> sorted(notes)
+    ['audit or simulation (seen in another thread)']
+    """
     notes: set = set()
-    token = _SAMPLING_NOTES.set(notes)
+    calls = [0]
+    outer = _SAMPLING_NOTES.get()
+    with _SAMPLING_LOCK:
+        start = _SAMPLING_CALLS[0]
+    token = _SAMPLING_NOTES.set((notes, calls))
     try:
         yield notes
     finally:
         _SAMPLING_NOTES.reset(token)
+        with _SAMPLING_LOCK:
+            if _SAMPLING_CALLS[0] - start > calls[0]:
+                notes.add(OTHER_THREAD)
+            if outer is not None:  # the enclosing collection saw these calls happen: they are its own
+                outer[0].update(notes)
+                outer[1][0] += _SAMPLING_CALLS[0] - start
 
 
 @dataclass(frozen=True)

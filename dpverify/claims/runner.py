@@ -11,9 +11,11 @@ it ran (key ``sampling_ran``).  The engine keeps the labels true: an audit concl
 ``refuted`` or ``inconclusive``; a claim labelled with an exact method (``exact computation``,
 ``symbolic``, ``solver cross-check``, ``property``) may not return a verdict whose route is
 ``simulation`` or ``audit``, and a check of such a claim that sampled must name its route; a
-result that breaks these rules becomes an ``error`` saying why.  In the parallel
-path every claim runs in its own forked process (and process group), so a
-stuck or dying check only ever costs its own slot.
+result that breaks these rules becomes an ``error`` saying why.  Sampling noted in another thread
+while a check runs counts as the check's (:func:`~dpverify.claims.model.sampling_notes`), which is
+sound because claims run one at a time: in process in turn, and in the parallel path one claim per
+forked worker process (and process group), so a stuck or dying check only ever costs its own slot.
+Sampling in a process the check itself forks is not seen.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify.validation import as_generator, check_counts, check_positive_int
-from dpverify.continual.checks import check_eps, check_n, check_noise, check_result
+from dpverify.continual.checks import MAX_DISCRETE_SCALE, check_eps, check_n, check_noise, check_result
 from dpverify.continual.kary_tree import kary_node_sums, kary_path_sums, kary_recombination, kary_strategy_matrix
 from dpverify.continual.streams import CHUNK, BoundedStream, draw_run
 from dpverify.continual.trees import bit_counts, guard
@@ -108,11 +108,19 @@ def binary_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     eps = check_eps(epsilon)
     check_noise(noise)
     g = as_generator(rng)
-    L = binary_levels(a.size, levels)
+    L = _check_scale(binary_levels(a.size, levels), eps, noise)
     psum = kary_node_sums(a, 2)  # α for the p-sum ending at t
     scale = np.full(a.size, 1.0 / L)  # weight 1/L per p-sum: Lap(L/ε), or DLap(L/ε) on the integer p-sum
     z = np.concatenate([draw_run(scale[lo : lo + CHUNK], eps, g, noise) for lo in range(0, a.size, CHUNK)])
     return kary_path_sums(psum + z * (L if noise == "laplace" else 1), 2)  # proof: binary-release
+
+
+def _check_scale(L: int, eps: float, noise: str) -> int:
+    """L, once the noise scale L/ε of a p-sum is representable (integer noise: at most 2^40)."""
+    if noise == "discrete" and not L / eps <= MAX_DISCRETE_SCALE:
+        raise ValueError(f"levels = {L} is too large for integer noise at epsilon = {eps!r}: the scale L/ε = "
+                         f"{L / eps:.3g} exceeds 2^40 (the noisy totals would not stay inside int64)")
+    return L
 
 
 class BinaryMechanismStream(BoundedStream):
@@ -130,7 +138,7 @@ class BinaryMechanismStream(BoundedStream):
 
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None):
         super().__init__(n, epsilon, rng, noise)
-        self.L = binary_levels(self.n, levels)
+        self.L = _check_scale(binary_levels(self.n, levels), self.epsilon, self.noise)
         self._alpha = [0] * (self.n.bit_length() + 1)
         self._alpha_hat = [0.0] * (self.n.bit_length() + 1)
         self._buf = None

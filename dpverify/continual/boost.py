@@ -98,7 +98,7 @@ def boost_release(counts, epsilon: float, rng=None, noise: str = "laplace") -> n
     a = check_counts(counts, "counts", nonempty=True)
     eps = check_eps(epsilon)
     laplace_only(noise, "boost")
-    m = log2_exact(a.size)
+    m = log2_exact(a.size, "the length of counts")
     ell = m + 1
     g = as_generator(rng)
     x = [lv + g.laplace(0.0, ell / eps, size=lv.size) for lv in tree_levels(a)]

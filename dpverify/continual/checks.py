@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from dpverify.validation import check_budget, check_epsilon, check_finite_array, check_positive_int, check_real
+from dpverify.validation import check_budget, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int, check_real
 
 __all__ = [
     "MAX_N", "MAX_TOTAL", "MAX_DISCRETE_SCALE", "EPSILON_RANGE", "NOISES",
@@ -31,19 +31,24 @@ EPSILON_RANGE = (1e-150, 1e150)  # beyond it 1/ε² or ε² leaves float64 in so
 NOISES = ("laplace", "discrete")
 
 
-def check_n(n, name: str = "n", *, per_node: int = 0, what: str = "") -> int:
+def check_n(n, name: str = "n", *, per_node=0, what: str = "") -> int:
     """``n`` as an int in [1, 2^62), and (``per_node`` > 0) within the memory budget at that many bytes a node.
+
+    ``per_node`` is a number of bytes, or a function of the validated int ``n`` giving it (e.g.
+    ``lambda n: 24 * n.bit_length() + 64`` for a strategy with O(log n) entries a node); numpy
+    integers are checked exactly as Python ints.
 
     Example
     -------
-    >>> check_n(7), check_n(10**6, per_node=8)
-    (7, 1000000)
+    >>> check_n(7), check_n(10**6, per_node=8), check_n(np.int64(8), per_node=lambda n: n.bit_length())
+    (7, 1000000, 8)
     """
     n = check_positive_int(n, name)
     if n >= MAX_N:
         raise ValueError(f"{name} must be < 2^62 (int64 positions), got {n}")
-    if per_node:
-        check_budget(per_node * n, what or f"{name}={n}")
+    per = per_node(n) if callable(per_node) else check_nonneg_int(per_node, "per_node")
+    if per:
+        check_budget(per * n, f"{name} = {n} at per_node = {per} bytes" + (f" ({what})" if what else ""))
     return n
 
 
@@ -71,6 +76,9 @@ def check_result(out: np.ndarray, epsilon) -> np.ndarray:
     >>> check_result(np.array([1.0, 2.0]), 1.0).tolist()
     [1.0, 2.0]
     """
+    epsilon = check_epsilon(epsilon)
+    if not isinstance(out, np.ndarray) or out.dtype.kind not in "iuf":
+        raise TypeError(f"out must be a numeric numpy array (a release), got {type(out).__name__}")
     if out.dtype.kind == "f" and not np.isfinite(out).all():
         raise ValueError(f"epsilon={epsilon!r} gives a non-finite result (noise scale out of float64 range)")
     return out
@@ -87,6 +95,13 @@ def check_times(t, name: str = "t", *, bits: int = 63, dtype=np.int64) -> np.nda
     >>> check_times([1, 2.0, 3]).tolist()
     [1, 2, 3]
     """
+    bits = check_positive_int(bits, "bits", maximum=64)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be a numpy integer dtype, got {dtype!r}") from None
+    if dt.kind not in "iu":
+        raise TypeError(f"dtype must be a numpy integer dtype, got {dtype!r}")
     f = check_finite_array(t, name)  # type and finiteness; a float copy
     raw = np.asarray(t)
     if raw.dtype.kind in "iu":  # exact integers: only uint64 can pass 2^63
@@ -179,6 +194,8 @@ def laplace_only(noise, method: str) -> None:
     True
     """
     check_noise(noise)
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a method name (str), got {method!r} of type {type(method).__name__}")
     if noise != "laplace":
         raise ValueError(f"{method} releases with Laplace noise only (real-valued estimate): noise must be 'laplace'")
 

@@ -26,9 +26,15 @@ from dpverify.continual.kary_tree import check_branching
 __all__ = ["digit_counts", "digit_sums", "honaker_nodes"]
 
 
+#: Digits a time step can have: n < 2^62 (int64 positions) has at most 62 base-2 digits, so more
+#: levels than this are all 0 and are refused.
+MAX_DIGITS = 64
+
+
 def _check_digits(n, k, L) -> tuple[int, int, int]:
-    """(n, k, L) of the digit tables: n >= 0 positions, base k >= 2, L >= 0 digits."""
-    return check_nonneg_int(n, "n"), check_branching(k, "k"), check_nonneg_int(L, "L")
+    """(n, k, L) of the digit tables: 0 <= n < 2^62 positions, base k >= 2, 0 <= L <= 64 digits."""
+    n = check_nonneg_int(n, "n", maximum=2**62 - 1)
+    return n, check_branching(k, "k"), check_nonneg_int(L, "L", maximum=MAX_DIGITS)
 
 
 def digit_counts(n: int, k: int, L: int) -> np.ndarray:

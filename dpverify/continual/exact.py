@@ -26,6 +26,8 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from dpverify.validation import check_finite_array
+
 __all__ = ["max_column_norm_exact", "round_up"]
 
 _U = 2.0**-53
@@ -59,7 +61,7 @@ def max_column_norm_exact(A, p: int = 1) -> Fraction:
     >>> max_column_norm_exact(np.array([[0.5, 1.0], [0.5, -1.0]]), 2)
     Fraction(2, 1)
     """
-    if p not in (1, 2):
+    if isinstance(p, (bool, np.bool_)) or p not in (1, 2):
         raise ValueError(f"p must be 1 or 2, got {p!r}")
     if sp.issparse(A):
         C = sp.csc_matrix(A)
@@ -74,9 +76,7 @@ def max_column_norm_exact(A, p: int = 1) -> Fraction:
         def column(j):
             return C.data[C.indptr[j] : C.indptr[j + 1]]
     else:
-        D = np.asarray(A, dtype=np.float64)
-        if D.ndim != 2 or not np.isfinite(D).all():
-            raise ValueError("strategy must be a finite 2-d array")
+        D = check_finite_array(A, "A", ndim=2)
         sums = (np.abs(D) ** p).sum(axis=0)
         counts = np.full(D.shape[1], D.shape[0])
 
@@ -124,5 +124,15 @@ def round_up(x: Fraction) -> float:
     >>> round_up(Fraction(1, 3)) >= Fraction(1, 3)
     True
     """
-    f = float(x)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (Fraction, int, np.integer, float, np.floating)):
+        raise TypeError(f"x must be a Fraction (or an int or float), got {x!r} of type {type(x).__name__}")
+    if isinstance(x, (float, np.floating)):
+        if not np.isfinite(x):
+            raise ValueError(f"x must be finite, got {x!r}")
+        return float(x)
+    x = Fraction(x)
+    try:
+        f = float(x)
+    except OverflowError:
+        raise ValueError(f"x = {x} is beyond the float64 range") from None
     return f if Fraction(f) >= x else float(np.nextafter(f, np.inf))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_epsilon, check_positive_int, check_work
+from dpverify.validation import as_generator, check_budget, check_epsilon, check_positive_int, check_work
 from dpverify.continual.api import expected_mse, release
 from dpverify.continual.baselines import (
     honaker_level_variances,
@@ -197,10 +197,12 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
     >>> s.boost_ratio[[0, 24]].round(4).tolist()
     [2.6667, 0.6255]
     """
-    m_max = check_positive_int(m_max, "m_max")
-    eps = check_epsilon(epsilon)
+    m_max = check_positive_int(m_max, "m_max", maximum=61)  # n = 2^m_max < 2^62 positions
+    eps = check_eps(epsilon)
     if not isinstance(per_release, (bool, np.bool_)):
         raise TypeError(f"per_release must be True or False, got {per_release!r}")
+    if per_release:
+        check_budget(64.0 * 2**m_max, f"m_max = {m_max} with per_release=True (arrays of 2^m_max releases)")
     ms = np.arange(1, m_max + 1)
     bo, pr, fd = [], [], []
     for m in ms:
@@ -259,6 +261,10 @@ def best_honaker(n: int, ks=range(2, 17)) -> tuple[int, float]:
     n = check_positive_int(n, "n")
     if isinstance(ks, (str, bytes)):
         raise TypeError(f"ks must be an iterable of branching factors, got {ks!r}")
+    try:
+        ks = iter(ks)
+    except TypeError:
+        raise TypeError(f"ks must be an iterable of branching factors, got {ks!r}") from None
     best = None
     for k in ks:
         k = check_branching(k, "ks")

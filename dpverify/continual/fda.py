@@ -81,7 +81,7 @@ def fda_strategy(n: int):
     >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5))))), bool(abs(A).sum(axis=0).max() <= 1)
     (True, True)
     """
-    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fda_strategy(n={n})")
+    n = check_n(n, per_node=lambda k: 24 * k.bit_length() + 64, what=f"fda_strategy(n={n})")
     return weighted_strategy(fda_weights(n))
 
 
@@ -98,7 +98,7 @@ def fda_forest_strategy(n: int):
 
     from dpverify.continual.forest import complete_blocks
 
-    n = check_n(n, per_node=12 * int(n).bit_length() ** 2 + 64 if isinstance(n, int) else 0, what=f"fda_forest_strategy(n={n})")
+    n = check_n(n, per_node=lambda k: 12 * k.bit_length() ** 2 + 64, what=f"fda_forest_strategy(n={n})")
     lam = fda_forest_weights(n)
     blocks = complete_blocks(n)
     M = sp.block_diag([fenwick_strategy(s) for _, s in blocks], format="csr")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.validation import check_finite_array
+from dpverify.validation import check_finite_array, check_real
 from dpverify.continual.checks import check_n
 from dpverify.continual.fda_optimal import fda_weights
 from dpverify.continual.fenwick_tree import column_sq_norms, fenwick_strategy, strategy_column_sums
@@ -51,6 +51,9 @@ def solve_diagonal_cvxpy(n: int, *, tol: float = 1e-12) -> tuple[np.ndarray, flo
     import cvxpy as cp
 
     n = check_n(n, per_node=4096, what=f"solve_diagonal_cvxpy(n={n})")
+    tol = check_real(tol, "tol", positive=True)
+    if not tol < 1:
+        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     w = column_sq_norms(n)
     leaf_cols = fenwick_strategy(n)[:, 0::2]
     scale = w.sum() * n.bit_length() ** 2  # f at the plain Fenwick weights 1/Δ

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_elements, check_positive_int
 from dpverify.continual.checks import check_n, check_times
 from dpverify.continual.forest import block_of, complete_blocks
 from dpverify.proofdocs import proven
@@ -179,6 +179,7 @@ def fda_weights_at(nodes, n: int) -> np.ndarray:
     """
     n = check_n(n)
     raw = np.asarray(nodes)
+    check_elements(raw, "nodes")
     if raw.size and (raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer)):
         raise TypeError(f"nodes must be integers, got dtype {raw.dtype}")
     i = np.array(raw, dtype=np.int64, copy=True).ravel()

@@ -167,7 +167,9 @@ def weighted_release(counts, epsilon: float, weights, rng, noise: str = "discret
     """
     a = check_counts(counts, "counts", nonempty=True)
     check_total(a)
-    w = check_finite_array(weights, "weights", shape=(a.size,))
+    w = check_finite_array(weights, "weights", ndim=1)
+    if w.size != a.size:
+        raise ValueError(f"weights must have one entry per count: counts has {a.size}, weights has {w.size}")
     if (w <= 0).any():
         raise ValueError("weights must be > 0")
     check_noise(noise)
@@ -209,7 +211,7 @@ def plain_weights(n: int) -> np.ndarray:
     """
     # Lap(Δ/ε) on every node, Δ = floor(log2 n) + 1 (Thm 5.1); the factor 1 - 1e-12 keeps every
     # column sum of ΣM <= 1 despite rounding (Δ · fl(1/Δ) can be 1 + 2^-52).
-    n = check_n(n)
+    n = check_n(n, per_node=8, what="plain_weights")
     return np.full(n, (1.0 - 1e-12) / n.bit_length())
 
 

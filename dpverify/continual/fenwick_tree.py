@@ -28,7 +28,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.validation import check_counts, check_finite_array
+from dpverify.validation import check_counts, check_elements, check_finite_array
 from dpverify.continual.checks import check_n, check_times
 from dpverify.proofdocs import proven
 
@@ -51,6 +51,7 @@ def lowbit(x):
             raise ValueError(f"x must be >= 1, got {x}")
         return x & -x  # proof: lowbit
     arr = np.asarray(x)
+    check_elements(arr, "x")
     if not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"x must be an integer or an integer array, got dtype {arr.dtype}")
     if arr.size and arr.min() < 1:
@@ -105,7 +106,7 @@ def fenwick_strategy(n: int) -> sp.csr_matrix:
     >>> fenwick_strategy(4).toarray().astype(int).tolist()
     [[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 0], [1, 1, 1, 1]]
     """
-    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fenwick_strategy(n={n})")
+    n = check_n(n, per_node=lambda k: 24 * k.bit_length() + 64, what=f"fenwick_strategy(n={n})")
     i = np.arange(1, n + 1, dtype=np.int64)
     length = i & -i  # row i covers lowbit(i) columns
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -132,7 +133,7 @@ def fenwick_recombination(n: int) -> sp.csr_matrix:
     >>> fenwick_recombination(3).toarray().astype(int).tolist()
     [[1, 0, 0], [0, 1, 0], [0, 1, 1]]
     """
-    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"fenwick_recombination(n={n})")
+    n = check_n(n, per_node=lambda k: 24 * k.bit_length() + 64, what=f"fenwick_recombination(n={n})")
     p = np.arange(1, n + 1, dtype=np.int64)
     rows, cols = [], []
     cur = p.copy()
@@ -226,6 +227,7 @@ def descent_sums(x) -> np.ndarray:
     [1.0, 2.0, 6.0]
     """
     x = np.asarray(x)
+    check_elements(x, "x")
     if x.ndim != 1:
         raise ValueError(f"x must be 1-dimensional, got shape {x.shape}")
     if x.dtype.kind in "fc" and not np.isfinite(x).all():
@@ -267,6 +269,8 @@ def strategy_column_sums(weights) -> np.ndarray:
         parent = u[2 * step :: 2 * step]
         m = min(child.size, parent.size)
         child[:m] += parent[:m]  # proof: path-sums
+    if not np.isfinite(u).all():
+        raise ValueError("weights are too large: their path sums overflow float64")
     return u[1:]
 
 

@@ -30,6 +30,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from dpverify.validation import check_budget, check_elements
 from dpverify.continual.checks import MAX_TOTAL, check_n, check_noise_scale
 from dpverify.continual.fenwick_tree import descent_sums
 from dpverify.continual.streams import CHUNK, BoundedStream
@@ -65,6 +66,10 @@ def check_blocks(blocks, n: int | None = None) -> list[tuple[int, int]]:
     >>> check_blocks([(0, 3), (3, 1)], 4)
     [(0, 3), (3, 1)]
     """
+    if isinstance(blocks, np.ndarray) and blocks.ndim != 2:
+        raise TypeError(f"blocks must be a sequence of (offset, size) integer pairs, got an array of shape {blocks.shape}")
+    if hasattr(blocks, "__len__") and not isinstance(blocks, (str, bytes)):
+        check_budget(128.0 * len(blocks), f"blocks with {len(blocks)} pairs")  # a Python pair of ints each
     try:
         pairs = [(o, s) for o, s in blocks]
     except (TypeError, ValueError):
@@ -93,6 +98,7 @@ def block_of(t, blocks: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarr
     """
     blocks = check_blocks(blocks)
     raw = np.asarray(t)
+    check_elements(raw, "t")
     if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
         raise TypeError(f"t must be integer positions, got dtype {raw.dtype}")
     t = raw.astype(np.int64)
@@ -117,6 +123,7 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
     [1.0, 1.0, 2.0, 3.0]
     """
     x = np.asarray(x)
+    check_elements(x, "x")
     if x.ndim != 1 or x.dtype.kind not in "iuf":
         raise ValueError(f"x must be a 1-d integer or float array, got shape {x.shape}, dtype {x.dtype}")
     blocks = check_blocks(blocks, x.size)

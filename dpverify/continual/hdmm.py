@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpverify.validation import as_generator, check_positive_int
+from dpverify.validation import as_generator, check_finite_array, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["prefix_workload", "p_identity_objective", "p_identity", "PIdentityResult"]
@@ -67,9 +67,9 @@ def _operator(W):
         return W
     if sp.issparse(W):
         return spla.aslinearoperator(sp.csr_matrix(W, dtype=float))
-    a = np.asarray(W, dtype=float)
-    if a.ndim != 2 or not np.isfinite(a).all():
-        raise ValueError("workload must be a finite 2-d matrix")
+    a = check_finite_array(W, "workload", ndim=2)
+    if not np.isfinite(a * a.shape[0]).all() or not np.isfinite((a * a).sum()):
+        raise ValueError("workload is too large: its squared column norms overflow float64")
     return spla.aslinearoperator(a)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.validation import as_generator, check_counts, check_finite_array, check_positive_int
-from dpverify.continual.checks import check_eps, check_noise, check_result, laplace_only
+from dpverify.continual.checks import check_eps, check_n, check_noise, check_result, laplace_only
 from dpverify.continual.digits import digit_counts, digit_sums, honaker_nodes
 from dpverify.continual.kary_tree import check_branching, kary_levels
 from dpverify.continual.streams import BoundedStream
@@ -202,7 +202,7 @@ def honaker_strategy(n: int, *, branching: int = 2, weights="uniform"):
     >>> bool(np.allclose(R @ (A @ x), np.cumsum(x)))
     True
     """
-    n = check_positive_int(n, "n")
+    n = check_n(n, per_node=lambda m: 24 * m.bit_length() + 64, what="honaker_strategy")
     k = check_branching(branching)
     lam = honaker_level_weights(n, k, weights)
     L = lam.size

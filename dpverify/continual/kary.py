@@ -112,7 +112,7 @@ def kary_strategy(n: int, *, branching: int | None = None, objective: str = "tot
     >>> bool(np.allclose((R @ A).toarray(), np.tril(np.ones((5, 5)))))
     True
     """
-    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_strategy(n={n})")
+    n = check_n(n, per_node=lambda k: 24 * k.bit_length() + 64, what=f"kary_strategy(n={n})")
     k = resolve_branching(n, branching, objective)
     lam = kary_weights(n, k, objective)
     M = kary_strategy_matrix(n, k)

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpverify.continual.checks import check_n
-from dpverify.validation import check_budget, check_counts, check_finite_array, check_nonneg_int, check_positive_int
+from dpverify.validation import check_budget, check_counts, check_elements, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["K_NAME", "check_branching", "kary_levels", "kary_digits", "kary_node_span", "kary_strategy_matrix",
@@ -88,6 +88,7 @@ def kary_node_span(t, k: int) -> np.ndarray:
     if isinstance(t, (str, bytes)):
         raise TypeError(f"t must be integer node times, got {type(t).__name__}")
     t_in = np.asarray(t)
+    check_elements(t_in, "t")
     if t_in.dtype == bool or not np.issubdtype(t_in.dtype, np.integer):
         raise TypeError(f"t must be integer node times >= 1, got dtype {t_in.dtype}")
     t = t_in.astype(np.int64)
@@ -123,7 +124,7 @@ def kary_strategy_matrix(n: int, k: int) -> sp.csr_matrix:
     >>> kary_strategy_matrix(4, 3).toarray().astype(int).tolist()
     [[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 1]]
     """
-    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_strategy_matrix(n={n})")
+    n = check_n(n, per_node=lambda k: 24 * k.bit_length() + 64, what=f"kary_strategy_matrix(n={n})")
     k = check_branching(k, K_NAME)
     t = np.arange(1, n + 1, dtype=np.int64)
     length = kary_node_span(t, k)
@@ -156,7 +157,7 @@ def kary_recombination(n: int, k: int) -> sp.csr_matrix:
     >>> kary_recombination(5, 3).toarray().astype(int).tolist()[4]
     [0, 0, 1, 1, 1]
     """
-    n = check_n(n, per_node=24 * int(n).bit_length() + 64 if isinstance(n, int) else 0, what=f"kary_recombination(n={n})")
+    n = check_n(n, per_node=lambda k: 24 * k.bit_length() + 64, what=f"kary_recombination(n={n})")
     k = check_branching(k, K_NAME)
     r, c = _descent_edges(n, k)
     return sp.csr_matrix((np.ones(r.size), (r - 1, c - 1)), shape=(n, n))

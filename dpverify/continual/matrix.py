@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpverify.validation import check_delta, check_epsilon
+from dpverify.validation import check_delta, check_epsilon, check_real
 from dpverify.continual.exact import max_column_norm_exact, round_up
 from dpverify.continual.matrix_ops import as_matrix, dense, lu_solve, row_sq_norms, tri_solve
 
@@ -111,8 +111,10 @@ class MatrixMechanism:
         A = as_matrix(self.strategy, "strategy")
         if W.shape[1] != A.shape[1]:
             raise ValueError(f"strategy has {A.shape[1]} columns but workload has {W.shape[1]}: shapes do not match")
-        if not (isinstance(self.rtol, float) and 0 < self.rtol < 1):
+        rtol = check_real(self.rtol, "rtol")
+        if not 0 < rtol < 1:
             raise ValueError(f"rtol must be a float in (0, 1), got {self.rtol!r}")
+        object.__setattr__(self, "rtol", rtol)
         if self.reconstruction is None:
             B = self._solve(W, A)
         else:

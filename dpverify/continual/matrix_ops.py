@@ -15,6 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from dpverify.validation import check_elements
+
 __all__ = ["MAX_ENTRIES", "as_matrix", "dense", "row_sq_norms", "tri_solve", "lu_solve"]
 
 MAX_ENTRIES = 2**26  # dense intermediates above this many entries are refused (512 MB of float64)
@@ -40,6 +42,7 @@ def as_matrix(x, name: str):
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be an array, a scipy.sparse matrix or a LinearOperator, got {type(x).__name__}")
     a = np.asarray(x)
+    check_elements(a, name)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be real-valued, got dtype {a.dtype}")
     a = a.astype(np.float64)
@@ -58,6 +61,7 @@ def dense(x, name: str) -> np.ndarray:
     >>> dense(sp.eye(2), "A").tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    x = as_matrix(x, name)
     if x.shape[0] * x.shape[1] > MAX_ENTRIES:
         raise ValueError(f"{name} of shape {x.shape} is too large to form densely (> {MAX_ENTRIES} entries)")
     if isinstance(x, spla.LinearOperator):
@@ -73,6 +77,15 @@ def row_sq_norms(B) -> np.ndarray:
     >>> row_sq_norms(sp.eye(2)).tolist()
     [1.0, 1.0]
     """
+    B = as_matrix(B, "B")
+    with np.errstate(over="ignore"):
+        out = _row_sq_norms(B)
+    if not np.isfinite(out).all():
+        raise ValueError("B is too large: its squared row norms overflow float64")
+    return out
+
+
+def _row_sq_norms(B) -> np.ndarray:
     if sp.issparse(B):
         return np.asarray(B.multiply(B).sum(axis=1)).ravel()
     if isinstance(B, spla.LinearOperator):

@@ -46,7 +46,22 @@ def compare(mechanism, epsilon: float, methods=None) -> list[dict]:
     from dpverify.continual.api import expected_mse
     from dpverify.continual.methods import get_method, method_names
 
+    from dpverify.continual.matrix import MatrixMechanism
+
+    if not isinstance(mechanism, MatrixMechanism):
+        raise TypeError(f"mechanism must be a MatrixMechanism, got {type(mechanism).__name__}")
     eps = check_epsilon(epsilon)
+    if methods is not None:
+        if isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
+            raise TypeError(f"methods must be a list of method names, got {methods!r}")
+        methods = list(methods)
+        if len(set(map(repr, methods))) != len(methods):
+            raise ValueError("methods must be distinct method names")
+        for name in methods:
+            try:
+                get_method(name)  # an unknown method is refused before any work
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"methods: {exc}") from None
     v = mechanism.variances(eps)
     rows = [{"name": "user", "total_mse": float(v.sum()), "max_mse": float(v.max()),
              "sensitivity": mechanism.sensitivity(1), "causal": mechanism.is_causal()}]

@@ -22,6 +22,9 @@ import numpy as np
 
 from dpverify.audit.controls import SuffixSum
 from dpverify.mechanisms import Call, Family, FunctionMechanism, Pair, Pairs, Param, family_name
+from dpverify.validation import check_bool, check_nonneg_int
+from dpverify.continual.checks import check_eps, check_noise
+from dpverify.continual.methods import get_method
 
 __all__ = ["continual", "families", "stream_pairs"]
 
@@ -44,6 +47,14 @@ def _stream(d, rng, n, method, noise, epsilon):
     return out
 
 
+#: Count streams of at most 2^24 steps (each audit draw releases the whole stream).
+MAX_LOG2_STEPS = 24
+
+
+def _check_steps(log2_steps) -> int:
+    return check_nonneg_int(log2_steps, "log2_steps", maximum=MAX_LOG2_STEPS)
+
+
 def stream_pairs(*, epsilon, log2_steps, seed=0, **_) -> list[Pair]:
     """A random count stream and the same stream with one count raised by 1, with its statistic.
 
@@ -53,6 +64,8 @@ def stream_pairs(*, epsilon, log2_steps, seed=0, **_) -> list[Pair]:
     >>> int(np.abs(p.d_prime - p.d).sum())
     1
     """
+    check_eps(epsilon)
+    log2_steps, seed = _check_steps(log2_steps), check_nonneg_int(seed, "seed")
     g = np.random.default_rng(seed)
     a = g.integers(0, 3, 2**log2_steps)
     t = int(g.integers(0, a.size))
@@ -70,6 +83,11 @@ def continual(*, epsilon, log2_steps, seed=0, method, noise, online):
     >>> m.name, m.sample(np.array([1, 0, 2, 1]), np.random.default_rng(0), 2).shape
     ('continual.release[naive, discrete](epsilon=1.0, T=4)', (2, 4))
     """
+    epsilon, log2_steps = check_eps(epsilon), _check_steps(log2_steps)
+    m = get_method(method)
+    noise, online = check_noise(noise), check_bool(online, "online")
+    if online and m.stream is None:
+        raise ValueError(f"method {method!r} has no online form: online must be False")
     fn = _stream if online else _release
     kind = "stream" if online else "release"
     rel = Pairs(tuple((p.d, p.d_prime) for p in stream_pairs(epsilon=epsilon, log2_steps=log2_steps, seed=seed)),

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from dpverify.validation import check_bool
+
 __all__ = ["ContinualMethod", "register_method", "get_method", "method_names"]
 
 
@@ -85,4 +87,6 @@ def method_names(*, online: bool | None = None) -> list[str]:
     >>> {"naive", "fenwick", "fda"} <= set(method_names(online=True))
     True
     """
+    if online is not None:
+        online = check_bool(online, "online")
     return sorted(n for n, m in _METHODS.items() if online is None or m.online == online)

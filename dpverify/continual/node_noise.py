@@ -63,11 +63,16 @@ class NodeNoise:
     noise: str = "laplace"
 
     def __post_init__(self):
-        if len(self.key) != 2:
-            raise ValueError(f"key must be two 64-bit integers, got {self.key!r}")
-        for x in self.key:
+        key = self.key
+        if isinstance(key, np.ndarray) and key.shape == (2,) and key.dtype.kind in "iu":
+            key = tuple(int(x) for x in key)
+            object.__setattr__(self, "key", key)
+        if not isinstance(key, (tuple, list)) or len(key) != 2 or any(
+                isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in key):
+            raise TypeError(f"key must be two 64-bit integers, got {key!r}")
+        for x in key:
             if not 0 <= int(x) < 2**64:
-                raise ValueError(f"key must be two 64-bit integers, got {self.key!r}")
+                raise ValueError(f"key must be two 64-bit integers, got {key!r}")
         check_real(self.scale, "scale", positive=True)
         if self.noise not in _NOISES:
             raise ValueError(f"noise must be one of {_NOISES}, got {self.noise!r}")

@@ -92,7 +92,7 @@ def privelet_release(counts, epsilon: float, rng=None, noise: str = "laplace") -
     eps = check_eps(epsilon)
     laplace_only(noise, "privelet")
     n = a.size
-    m = log2_exact(n)
+    m = log2_exact(n, "the length of counts")
     rho = m + 1
     g = as_generator(rng)
     lv = tree_levels(a)

@@ -24,6 +24,9 @@ def reference_facts(text: str) -> dict:
     >>> reference_facts("根据算法5.4,有 ... 当矩阵L为行满秩矩阵时")["citations_of_alg_5.4"]
     1
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+
     def lines(pat):
         out = []
         for m in re.finditer(pat, text):

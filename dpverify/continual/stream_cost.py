@@ -18,6 +18,8 @@ import warnings
 
 import numpy as np
 
+from dpverify.validation import check_nonneg_int
+
 __all__ = ["CountingPath", "trace_stream"]
 
 
@@ -59,6 +61,7 @@ def trace_stream(n: int, a, noise: str, seed: int):
     """
     from dpverify.continual.api import stream
 
+    check_nonneg_int(seed, "seed")
     with warnings.catch_warnings():  # noise="laplace" is compared on purpose (the float caveat is not news here)
         warnings.simplefilter("ignore", UserWarning)
         s = stream(n, 1.0, "fda", rng=seed, noise=noise)

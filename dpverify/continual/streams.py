@@ -85,7 +85,8 @@ class BoundedStream:
         """A chunk of counts as an int64 array, once it fits in what remains of the bound (and of 2^62)."""
         a = check_counts(counts, "counts")
         if a.size > self.n - self.t:
-            raise ValueError(f"stream is bounded: n={self.n}, {self.t} pushed, cannot push {a.size} more")
+            raise ValueError(f"counts too long: the stream is bounded, n={self.n}, {self.t} pushed, "
+                             f"cannot push {a.size} more")
         self._admit_total(sum(int(x) for x in a) if a.size else 0, "counts", None)
         return a
 

@@ -26,6 +26,7 @@ Example
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
@@ -66,14 +67,31 @@ def _check_m(m, name: str = "m", *, maximum: int = _MAX_M):
     return check_nonneg_int(m, name, maximum=maximum)
 
 
+def _check_weight(x, name: str):
+    """A node error (``e`` or ``w``): a sympy expression, or a finite real number >= 0 (made exact)."""
+    if isinstance(x, sp.Basic):
+        if x.is_Number and (not x.is_finite or not x.is_real or x.is_negative):
+            raise ValueError(f"{name} must be a finite real number >= 0 or a sympy expression, got {x!r}")
+        return x
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer, float, np.floating, Fraction)):
+        raise TypeError(f"{name} must be a real number or a sympy expression, got {x!r} of type {type(x).__name__}")
+    if not np.isfinite(float(x)) or x < 0:
+        raise ValueError(f"{name} must be a finite real number >= 0, got {x!r}")
+    return sp.nsimplify(x, rational=True) if isinstance(x, (float, np.floating)) else sp.Rational(int(x)) if isinstance(
+        x, (int, np.integer)) else sp.Rational(x.numerator, x.denominator)
+
+
 def h_alpha(e, w):
     """h(α) = e/α² + w/(1-α)² + e: the left copy scaled by α, the middle node 1 - α, the right copy.
+
+    ``e`` and ``w`` are sympy expressions or finite real numbers >= 0 (floats are made exact).
 
     Example
     -------
     >>> h_alpha(1, 2).subs(alpha, sp.Rational(1, 2))     # 4 + 8 + 1
     13
     """
+    e, w = _check_weight(e, "e"), _check_weight(w, "w")
     return e / alpha**2 + w / (1 - alpha) ** 2 + e
 
 
@@ -89,6 +107,9 @@ def stationary_alpha(e, w):
     >>> stationary_alpha(8, 27)                # e^(1/3) = 2, w^(1/3) = 3
     2/5
     """
+    e, w = _check_weight(e, "e"), _check_weight(w, "w")
+    if e.is_Number and w.is_Number and e + w == 0:
+        raise ValueError("e and w must not both be 0 (h is then constant)")
     u, v = sp.symbols("u v", positive=True)
     dh = sp.diff(h_alpha(u**3, v**3), alpha)
     numer = sp.factor(sp.numer(sp.together(dh)))
@@ -205,7 +226,7 @@ def ratio_sequence(m_max: int, prec: int = 50) -> list:
     from dpverify.validation import check_positive_int
 
     m_max = check_positive_int(m_max, "m_max", maximum=10_000)  # one recursion step per m
-    prec = check_positive_int(prec, "prec")
+    prec = check_positive_int(prec, "prec", maximum=10_000)  # digits of each float
     ms = sp.Symbol("m", integer=True, nonnegative=True)
     org = sp.lambdify(ms, err_org_recursion()[2], "mpmath")
     e_sym, m_sym = sp.symbols("e m", positive=True)
@@ -275,6 +296,11 @@ def fenwick_recurrences(m_probe: int = 6) -> dict:
     """
     import scipy.sparse as sps
 
+    from dpverify.validation import check_positive_int
+
+    m_probe = check_positive_int(m_probe, "m_probe", maximum=20)  # block matrices of size 2^m_probe
+    if m_probe < 2:
+        raise ValueError(f"m_probe must be >= 2 (one increment to measure), got {m_probe}")
     m = sp.Symbol("m", integer=True, nonnegative=True)
     eps = sp.Symbol("epsilon", positive=True)
     M = B = sps.csr_matrix([[1.0]])
@@ -307,6 +333,8 @@ def popcount_prefix_sum_digits(exponents):
         raise TypeError(f"exponents must be a sequence of integers or sympy symbols, got {exponents!r}")
     if isinstance(exponents, np.ndarray) and exponents.ndim != 1:
         raise ValueError(f"exponents must be 1-dimensional, got shape {exponents.shape}")
+    if hasattr(exponents, "__len__") and len(exponents) > 64:
+        raise ValueError(f"exponents must be the (at most 64) binary digits of N, got {len(exponents)}")
     exponents = [_check_m(e, "exponents") for e in exponents]
     if all(isinstance(e, int) for e in exponents):  # plain integers: exact and fast
         return sum(e * 2**e // 2 + i * 2**e + 1 for i, e in enumerate(exponents))

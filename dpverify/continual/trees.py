@@ -14,24 +14,25 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.validation import check_epsilon, check_positive_int
+from dpverify.validation import check_budget, check_counts, check_elements, check_positive_int
+from dpverify.continual.checks import check_eps
 from dpverify.proofdocs import proven
 
 _GUARD = 2.0**-40  # strategies are scaled by (1 - _GUARD): max column l1 exactly < 1
 DENSE_LIMIT = 1024  # above this n, strategies whose R is dense return R as a LinearOperator
 
 
-def log2_exact(n: int) -> int:
-    """m for n = 2^m (ValueError naming n when n is not a power of two).
+def log2_exact(n: int, name: str = "n") -> int:
+    """m for n = 2^m (ValueError naming ``name`` when n is not a power of two).
 
     Example
     -------
     >>> log2_exact(8)
     3
     """
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, name)
     if n & (n - 1):
-        raise ValueError(f"n must be a power of two, got {n}")
+        raise ValueError(f"{name} must be a power of two, got {n}")
     return n.bit_length() - 1
 
 
@@ -43,7 +44,9 @@ def guard(A):
     >>> bool(guard(tree_matrix(2)).max() < 1)
     True
     """
-    return (A * (1.0 - _GUARD)).tocsr()
+    if not (sp.issparse(A) or isinstance(A, np.ndarray)) or A.ndim != 2 or A.dtype.kind not in "iuf":
+        raise TypeError(f"A must be a 2-d real matrix (scipy.sparse or numpy), got {type(A).__name__}")
+    return (A * (1.0 - _GUARD)).tocsr() if sp.issparse(A) else sp.csr_matrix(A * (1.0 - _GUARD))
 
 
 def bit_counts(t: np.ndarray) -> np.ndarray:
@@ -55,15 +58,17 @@ def bit_counts(t: np.ndarray) -> np.ndarray:
     [1, 2, 1]
     """
     t = np.asarray(t)
+    check_elements(t, "t")
     if t.dtype.kind not in "iu":
         raise TypeError(f"t must be an integer array, got dtype {t.dtype}")
     if t.size and t.min() < 0:
         raise ValueError(f"t must be non-negative, got {int(t.min())}")
-    v = t.copy()
+    v = t.astype(np.uint64)
     out = np.zeros(t.shape, dtype=np.int64)
+    one = np.uint64(1)
     while v.any():
-        out += v & 1
-        v >>= 1
+        out += (v & one).astype(np.int64)
+        v >>= one
     return out
 
 
@@ -76,6 +81,7 @@ def tree_matrix(n: int) -> sp.csr_matrix:
     [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     """
     m = log2_exact(n)
+    check_budget(24.0 * n * (m + 1), f"n = {n} (a tree matrix with n·(log2 n + 1) entries)")
     rows = []
     for h in range(m + 1):
         size = 1 << h
@@ -97,6 +103,9 @@ def straddle_sum(n: int, coef) -> np.ndarray:
     [2.0, 4.0, 2.0, 0.0]
     """
     m = log2_exact(n)
+    check_budget(32.0 * n, f"n = {n}")
+    if not callable(coef):
+        raise TypeError(f"coef must be a function of the height h, got {coef!r}")
     P = np.zeros(1)
     for h in range(1, m + 1):
         size = 1 << h
@@ -120,7 +129,7 @@ def static_total_mse(n: int, epsilon: float, method: str) -> float:
     >>> bool(np.isclose(static_total_mse(8, 1.0, 'boost'), boost_expected_mse(8, 1.0).sum()))
     True
     """
-    eps = check_epsilon(epsilon)
+    eps = check_eps(epsilon)
     m = log2_exact(n)
     if method not in ("boost", "privelet"):
         raise ValueError(f"method must be 'boost' or 'privelet', got {method!r}")
@@ -145,6 +154,7 @@ def haar_basis(n: int) -> tuple[sp.csc_matrix, np.ndarray, np.ndarray]:
     ([[1.0, 1.0], [1.0, -1.0]], [2.0, 2.0], [3.0, 1.0])
     """
     m = log2_exact(n)
+    check_budget(48.0 * n * (m + 1), f"n = {n} (a Haar basis with n·(log2 n + 1) entries)")
     cols, norms, eig = [np.ones(n)], [float(n)], [2.0 * n - 1.0]
     rows_i, cols_i, vals = [np.arange(n)], [np.zeros(n, dtype=np.int64)], [np.ones(n)]
     c = 1
@@ -171,6 +181,7 @@ def prefix_matrix(n: int) -> sp.csr_matrix:
     [[1.0, 0.0], [1.0, 1.0]]
     """
     n = check_positive_int(n, "n")
+    check_budget(16.0 * n * (n + 1) / 2, f"n = {n} (a dense lower triangle of n(n+1)/2 ones)")
     length = np.arange(1, n + 1, dtype=np.int64)
     indptr = np.concatenate([[0], np.cumsum(length)])
     indices = np.arange(indptr[-1], dtype=np.int64) - np.repeat(indptr[:-1], length)
@@ -210,9 +221,7 @@ def tree_levels(a: np.ndarray) -> list[np.ndarray]:
     >>> [x.tolist() for x in tree_levels(np.array([1, 2, 3, 4]))]
     [[1, 2, 3, 4], [3, 7], [10]]
     """
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"a must be 1-dimensional, got shape {a.shape}")
+    a = check_counts(a, "a")  # 1-d non-negative integer counts, refused by name otherwise
     if a.size == 0 or a.size & (a.size - 1):
         raise ValueError(f"a must hold the leaves of a complete binary tree (a power-of-two length), got length {a.size}")
     out = [a.astype(np.int64)]

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from dpverify.validation import check_real
 from dpverify.continual.exact import max_column_norm_exact
 
 __all__ = ["WeightsResult", "optimal_weights", "dual_bound"]
@@ -166,8 +167,11 @@ def optimal_weights(R, A, objective: str = "total", *, tol: float = 1e-6) -> Wei
     """
     import cvxpy as cp
 
-    if objective not in _OBJECTIVES:
+    if not isinstance(objective, str) or objective not in _OBJECTIVES:
         raise ValueError(f"objective must be one of {_OBJECTIVES}, got {objective!r}")
+    tol = check_real(tol, "tol", positive=True)
+    if not tol < 1:
+        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     absA, B2, keep = _matrices(R, A)
     if keep.sum() > _MAX_NODES:
         raise ValueError(f"strategy has {int(keep.sum())} nodes, above the solver budget of {_MAX_NODES}")

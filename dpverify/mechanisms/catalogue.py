@@ -29,6 +29,7 @@ from typing import Iterator
 
 from dpverify.mechanisms.families import Family
 from dpverify.mechanisms.protocol import Mechanism
+from dpverify.validation import check_bool
 
 __all__ = ["Catalogue", "catalogue", "families"]
 
@@ -50,7 +51,7 @@ def families(*, refresh: bool = False) -> dict[str, Family]:
     from dpverify.rooms import rooms
 
     out: dict[str, Family] = {}
-    for r in rooms(refresh=refresh):
+    for r in rooms(refresh=check_bool(refresh, "refresh")):
         module = r.module("mechanisms")
         if module is None:
             continue
@@ -202,4 +203,4 @@ def catalogue(*, refresh: bool = False) -> Catalogue:
     >>> catalogue().families["primitives.randomized_response"].defaults
     {'k': 2, 'epsilon': 1.0}
     """
-    return Catalogue(families(refresh=refresh))
+    return Catalogue(families(refresh=check_bool(refresh, "refresh")))

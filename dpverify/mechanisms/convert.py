@@ -177,7 +177,9 @@ def _wrap(obj, params: dict) -> FunctionMechanism:
                              law=law, curve=get("delta_curve"), sensitivity_value=sens,
                              noise=params.get("noise", own("noise") or ""), claim=claim,
                              source=obj if hasattr(obj, "log_density") else None,
-                             relation_stated=relation is not None)
+                             relation_stated=relation is not None,
+                             ideal_arithmetic=bool(params.get("ideal_arithmetic",
+                                                              getattr(obj, "ideal_arithmetic", False))))
 
 
 def as_mechanism(obj: Any, /, **params) -> Any:
@@ -192,7 +194,9 @@ def as_mechanism(obj: Any, /, **params) -> Any:
         a callable ``f(data, rng, n)`` (wrapped in :class:`~dpverify.mechanisms.FunctionMechanism`;
         the signature is checked: TypeError naming the object and its signature otherwise)
     **params : claims (``epsilon``, ``delta``, ``delta_curve``, ``claim``, ``relation``, ``name``,
-        ``law``/``output_distribution``, ``sensitivity``, ``noise``) and constructor parameters.
+        ``law``/``output_distribution``, ``sensitivity``, ``noise``, ``ideal_arithmetic`` — True when
+        the sampler stands for a mechanism over the reals, so the audit leaves its float artefacts
+        alone) and constructor parameters.
         ``relation`` may be an object, a list of (d, d′) or free text (the default scalar
         domain, keeping the text as its description).
 

@@ -26,12 +26,20 @@ DEFAULT_DOMAIN = (-10.0, 10.0)  # where random pairs are drawn on a side with no
 
 
 def number_text(x) -> str:
-    """A bound in a domain's text: an integer without its point (``5``), a float in ``g`` format."""
+    """A bound in a domain's text: an integer without its point (``5``), a float in ``g`` format.
+
+    >>> number_text(5.0), number_text(0.25)
+    ('5', '0.25')
+    """
     return str(int(x)) if float(x).is_integer() else f"{float(x):g}"
 
 
 def check_shape(shape, name: str = "shape") -> tuple:
-    """``()`` or a tuple of positive integer sizes (an int is a one-entry shape); ValueError otherwise."""
+    """``()`` or a tuple of positive integer sizes (an int is a one-entry shape); ValueError otherwise.
+
+    >>> check_shape(3), check_shape([2, 5]), check_shape(())
+    ((3,), (2, 5), ())
+    """
     sizes = (shape,) if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) else shape
     ok = isinstance(sizes, (tuple, list)) and all(
         isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1 for s in sizes)

@@ -32,6 +32,7 @@ import numpy as np
 from dpverify.mechanisms.protocol import FunctionMechanism
 from dpverify.mechanisms.relations import Pairs
 from dpverify.mechanisms.sampling import sample_finite
+from dpverify.validation import check_real, check_row_stochastic
 
 __all__ = ["Call", "Family", "MatrixLaw", "Pair", "Param", "family_name", "finite_sampler"]
 
@@ -55,8 +56,13 @@ class Param:
     choices: tuple = ()
 
     def __post_init__(self):
-        if self.kind not in ("float", "int", "choice", "prior"):
+        if not isinstance(self.kind, str) or self.kind not in ("float", "int", "choice", "prior"):
             raise ValueError(f"kind must be 'float', 'int', 'choice' or 'prior', got {self.kind!r}")
+        for name in ("low", "high"):
+            if getattr(self, name) is not None:
+                check_real(getattr(self, name), name)
+        if not isinstance(self.choices, tuple):
+            raise TypeError(f"choices must be a tuple, got {type(self.choices).__name__}")
         if self.kind == "choice" and not self.choices:
             raise ValueError("a 'choice' parameter needs choices")
         if self.kind != "choice" and not (self.low is not None and self.high is not None and self.low <= self.high):
@@ -89,6 +95,16 @@ class Pair:
     d: Any
     d_prime: Any
     statistic: Callable | None = None
+
+    def __post_init__(self):
+        for name in ("d", "d_prime"):
+            v = getattr(self, name)
+            if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+                raise ValueError(f"{name} must be finite, got {v!r}")
+            if isinstance(v, np.ndarray) and v.dtype.kind in "fc" and not np.isfinite(v).all():
+                raise ValueError(f"{name} must be finite, got an array with a NaN or infinite entry")
+        if self.statistic is not None and not callable(self.statistic):
+            raise TypeError(f"statistic must be callable or None, got {type(self.statistic).__name__}")
 
 
 @dataclass(frozen=True)
@@ -148,6 +164,10 @@ def family_name(family: str, params: dict) -> str:
     >>> family_name("rr.optimal_mechanism", {"epsilon": 1.0})
     'rr.optimal_mechanism(epsilon=1.0)'
     """
+    if not isinstance(family, str):
+        raise TypeError(f"family must be a str, got {type(family).__name__}")
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of parameter names to values, got {type(params).__name__}")
     return f"{family}(" + ", ".join(f"{k}={v!r}" for k, v in params.items()) + ")"
 
 
@@ -179,6 +199,10 @@ class MatrixLaw:
     """
 
     P: tuple
+
+    def __post_init__(self):
+        P = check_row_stochastic(self.P, "P")
+        object.__setattr__(self, "P", tuple(map(tuple, P.tolist())))
 
     def __call__(self, data):
         row = np.asarray(self.P[int(data)], dtype=float)

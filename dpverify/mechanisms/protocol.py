@@ -34,13 +34,14 @@ import numpy as np
 from dpverify.mechanisms.privacy import CLAIM_TYPES, claim_of
 from dpverify.mechanisms.relations import Neighbours, as_relation
 from dpverify.mechanisms.sampling import checked_sample
+from dpverify.validation import check_bool
 
 __all__ = ["CLAIMS", "Claimed", "FunctionMechanism", "Mechanism", "SCALAR"]
 
 #: the claim keywords :func:`~dpverify.mechanisms.as_mechanism` understands (everything else goes to a
 #: class's constructor)
 CLAIMS = ("name", "epsilon", "delta", "relation", "delta_curve", "output_distribution", "law", "sensitivity",
-          "noise", "claim")
+          "noise", "claim", "ideal_arithmetic")
 
 #: the default relation: real scalars, |d − d′| ≤ 1
 SCALAR = Neighbours(shape=(), kind="l1", bound=1.0, description="|d - d'| <= 1")
@@ -126,9 +127,11 @@ class FunctionMechanism:
     claim: Any = None
     source: Any = None
     relation_stated: bool = True
+    ideal_arithmetic: bool = False  # True: stands for the mechanism over the reals (no float artefacts audited)
 
     def __init__(self, function, epsilon=None, delta=0.0, name="", relation=SCALAR, law=None, curve=None,
-                 sensitivity_value=None, noise="", *, claim=None, source=None, relation_stated=True):
+                 sensitivity_value=None, noise="", *, claim=None, source=None, relation_stated=True,
+                 ideal_arithmetic=False):
         if not callable(function):
             raise TypeError(f"function must be callable function(data, rng, n), got {type(function).__name__}")
         if claim is None:
@@ -139,11 +142,15 @@ class FunctionMechanism:
             raise TypeError(f"name must be a string, got {type(name).__name__}")
         if law is not None and not callable(law):
             raise TypeError(f"law must be callable data -> (support, probs), got {type(law).__name__}")
+        if not isinstance(noise, str):
+            raise TypeError(f"noise must be a string (the noise's name, or ''), got {type(noise).__name__}")
+        check_bool(relation_stated, "relation_stated")
+        check_bool(ideal_arithmetic, "ideal_arithmetic")
         values = dict(function=function, epsilon=claim.epsilon, delta=claim.delta,
                       name=name or getattr(function, "__name__", type(function).__name__),
                       relation=as_relation(relation), law_function=law, curve=claim.delta_curve,
                       sensitivity_value=sensitivity_value, noise=noise, claim=claim, source=source,
-                      relation_stated=bool(relation_stated))
+                      relation_stated=bool(relation_stated), ideal_arithmetic=bool(ideal_arithmetic))
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

@@ -111,6 +111,10 @@ class Neighbours:
         check_nonneg_int(self.n_random, "n_random")
         if self.low is not None and self.high is not None and not self.low < self.high:
             raise ValueError(f"low must be < high, got low={self.low!r}, high={self.high!r}")
+        if self.integer and self.values is None and self.low is not None and self.high is not None \
+                and np.ceil(self.low) > np.floor(self.high):
+            raise ValueError(f"integer=True with low={self.low!r}, high={self.high!r}: no integer lies in "
+                             "[low, high], so the domain is empty")
         if self.default_domain and self.values is None and not (self.low if self.low is not None else DEFAULT_DOMAIN[0]) \
                 < (self.high if self.high is not None else DEFAULT_DOMAIN[1]):
             raise ValueError(f"default_domain=True completes low={self.low!r}, high={self.high!r} with the default "
@@ -159,12 +163,18 @@ class Neighbours:
 
     # ----------------------------------------------------------------- candidates
     def _clip(self, x: np.ndarray) -> np.ndarray:
-        """``x`` inside the stated domain (the bounds given, the values)."""
-        x = np.clip(x, self.low if self.low is not None else -np.inf, self.high if self.high is not None else np.inf)
+        """``x`` snapped into the stated domain: the nearest of the values (inside the bounds, if any are
+        there), else clipped to the bounds (to the integers inside them when ``integer``); never −0.0."""
+        lo = self.low if self.low is not None else -np.inf
+        hi = self.high if self.high is not None else np.inf
+        x = np.asarray(x, dtype=float)
         if self.values is not None:
             vals = np.asarray(self.values)
-            return vals[np.abs(x.reshape(-1, 1) - vals).argmin(axis=1)].reshape(x.shape)
-        return np.round(x) if self.integer else x
+            vals = vals[(vals >= lo) & (vals <= hi)] if ((vals >= lo) & (vals <= hi)).any() else vals
+            return vals[np.abs(x.reshape(-1, 1) - vals).argmin(axis=1)].reshape(x.shape) + 0.0
+        if self.integer:
+            x, lo, hi = np.round(x), np.ceil(lo), np.floor(hi)
+        return np.clip(x, lo, hi) + 0.0  # + 0.0: -0.0 and 0.0 are one input, not a pair
 
     @property
     def domain_stated(self) -> bool:
@@ -208,8 +218,9 @@ class Neighbours:
         if self.kind == "replace":
             lo, hi = self._range()
             out += [(one, np.r_[lo, one[1:]]), (one, np.r_[hi, one[1:]])]
-        if self.kind == "add_remove":
-            return [(one, one[:-1]), (np.r_[one[:-1], 0.0], one[:-1])] if n > 1 else [(one, np.zeros(0))]
+        if self.kind == "add_remove":  # snapped into the domain (a record of ones may lie outside it)
+            pats = [(one, one[:-1]), (np.r_[one[:-1], 0.0], one[:-1])] if n > 1 else [(one, np.zeros(0))]
+            return [(self._clip(a), self._clip(b)) for a, b in pats]
         return [(self._clip(a).reshape(self.shape), self._clip(b).reshape(self.shape)) for a, b in out]
 
     def random_pairs(self, rng) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -229,7 +240,8 @@ class Neighbours:
                 b[g.integers(n)] += g.choice([-1.0, 1.0]) * self.bound
             elif self.kind == "replace":
                 b[g.integers(n)] = g.uniform(lo, hi)
-            else:
+            else:  # add_remove: the records snapped into the domain, then one removed
+                base = self._clip(base)
                 out.append((base.reshape(-1), np.delete(base, g.integers(n))))
                 continue
             a, b = self._clip(base), self._clip(b)
@@ -239,7 +251,14 @@ class Neighbours:
 
     def candidates(self, rng=None) -> list[tuple[np.ndarray, np.ndarray]]:
         """Patterns, then random pairs; each pair once (in either order), non-identical, admissible,
-        inside the domain searched (ValueError when the relation states none: see the class)."""
+        inside the domain searched (ValueError when the relation states none: see the class, or when
+        its domain holds no pair of neighbours, e.g. one point under ``linf``).
+
+        >>> Neighbours(shape=(2,), kind="linf", integer=True, low=-0.4, high=0.4).candidates(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: linf neighbours, bound 1, d in R^(2,) has no pair of distinct neighbours in its domain, 2 integer entries in [-0.4, 0.4]
+        """
         self._range()  # refuses an unstated domain before anything is generated
         seen, out = set(), []
         for a, b in self.patterns() + self.random_pairs(rng):
@@ -247,6 +266,8 @@ class Neighbours:
             if len(key) == 2 and key not in seen and self.admits(a, b):
                 seen.add(key)
                 out.append((a, b))
+        if not out:
+            raise ValueError(f"{self} has no pair of distinct neighbours in its domain, {self.describe_domain()}")
         return out
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_elements, check_finite_array, check_positive_int, check_size
 
 __all__ = ["MechanismError", "call_mechanism", "checked_sample", "describe_input", "sample_finite"]
 
@@ -139,7 +139,24 @@ def sample_finite(support: np.ndarray, probs: np.ndarray, rng: np.random.Generat
     -------
     >>> sample_finite(np.array([0, 1]), np.array([0.0, 1.0]), np.random.default_rng(0), 3).tolist()
     [1, 1, 1]
+
+    ``probs`` are non-negative weights with a positive finite sum (normalised by it), one per
+    entry of ``support`` (a non-empty 1-d array, returned entries keep its dtype).
     """
-    cdf = np.cumsum(probs)
-    idx = np.minimum(np.searchsorted(cdf / cdf[-1], rng.random(n), side="right"), len(probs) - 1)
-    return np.asarray(support)[idx]
+    p = check_finite_array(probs, "probs", ndim=1)
+    sup = np.asarray(support)
+    check_elements(sup, "support")
+    if sup.ndim != 1 or sup.size != p.size or p.size < 1:
+        raise ValueError(f"support must be a non-empty 1-d array with one entry per probability: support has shape "
+                         f"{sup.shape}, probs has {p.size} entries")
+    if sup.dtype.kind in "fc" and not np.isfinite(sup).all():
+        raise ValueError("support must be finite")
+    if (p < 0).any() or not 0 < p.sum() < np.inf:
+        raise ValueError("probs must be non-negative with a positive finite sum")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    n = check_positive_int(n, "n")
+    check_size(n, "n", itemsize=16)  # the uniforms and the indices
+    cdf = np.cumsum(p)
+    idx = np.minimum(np.searchsorted(cdf / cdf[-1], rng.random(n), side="right"), p.size - 1)
+    return sup[idx]

@@ -48,7 +48,10 @@ def corrected_noise_budget(k: int, p: int, n: int, epsilon: float, split=None) -
     True
     """
     from dpverify.pca import CorrectedPPCADP
+    from dpverify.validation import check_budget, check_positive_int
 
+    p, n = check_positive_int(p, "p"), check_positive_int(n, "n")
+    check_budget(64.0 * n * p + 64.0 * p * p, f"n × p = {n} × {p}")
     kw = {} if split is None else {"split": split}
     mech = CorrectedPPCADP(k=k, epsilon=epsilon, bounds=(np.zeros(p), np.ones(p)), **kw)
     g = _RecordingGenerator(11)

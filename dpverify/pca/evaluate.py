@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_epsilon, check_finite_array, check_positive_int
-from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
+from dpverify.validation import (as_generator, check_bool, check_elements, check_epsilon, check_finite_array,
+                                 check_positive_int)
+from dpverify.pca.ppca import check_data, fit_ppca, minmax_normalise
 
 __all__ = ["EvalRow", "METHODS", "at_majority_rate", "evaluate", "majority_rate", "explained_variance", "load_split", "make_mechanism",
            "mse", "svm_accuracy"]
@@ -64,7 +65,10 @@ def make_mechanism(method: str, k: int, epsilon: float | None, bounds=None):
     PPCADP(k=2, epsilon=1.0, sensitivity=None)
     """
     from dpverify.pca import PPCA, PPCADP, CorrectedPPCADP, PCABasedPPDP
+    from dpverify.pca.noise import bounds_length
 
+    if bounds is not None:
+        bounds_length(bounds)  # checked whenever given; only "ppca-dp-corrected" uses them
     if method == "ppca":
         return PPCA(k)
     if method == "ppca-dp":
@@ -78,8 +82,8 @@ def make_mechanism(method: str, k: int, epsilon: float | None, bounds=None):
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
 
-def _scaling(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    _, lo, span = minmax_normalise(X)
+def _scaling(X: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    _, lo, span = minmax_normalise(X, name)
     return lo, span
 
 
@@ -93,8 +97,12 @@ def mse(published, original) -> float:
     """
     X = check_data(original, "original")
     P = check_finite_array(published, "published", shape=X.shape)
-    lo, span = _scaling(X)
-    return float(np.mean(((P - X) / span) ** 2))
+    lo, span = _scaling(X, "original")
+    with np.errstate(over="ignore"):
+        err = float(np.mean(((P - X) / span) ** 2))
+    if not np.isfinite(err):
+        raise ValueError("published is too far from original: the scaled squared error overflows float64")
+    return err
 
 
 def svm_accuracy(published, y_train, X_test, y_test, *, reference=None) -> float:
@@ -120,7 +128,8 @@ def svm_accuracy(published, y_train, X_test, y_test, *, reference=None) -> float
     yte = np.asarray(y_test)
     if ytr.shape != (P.shape[0],) or yte.shape != (Xt.shape[0],):
         raise ValueError(f"y_train/y_test must have lengths {P.shape[0]}/{Xt.shape[0]}, got {ytr.shape}/{yte.shape}")
-    lo, span = _scaling(check_data(reference, "reference") if reference is not None else P)
+    lo, span = _scaling(check_data(reference, "reference") if reference is not None else P,
+                        "reference" if reference is not None else "published")
     clf = LinearSVC(C=1.0, dual=False, max_iter=2000).fit((P - lo) / span, ytr)
     return float(clf.score((Xt - lo) / span, yte))
 
@@ -171,8 +180,11 @@ def majority_rate(y) -> float:
     0.75
     """
     y = np.asarray(y)
+    check_elements(y, "y")
     if y.ndim != 1 or y.size == 0:
         raise ValueError(f"y must be a non-empty 1-d array of labels, got shape {y.shape}")
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise ValueError("y must hold finite labels, got NaN or an infinity")
     return float(np.unique(y, return_counts=True)[1].max() / y.size)
 
 
@@ -228,12 +240,18 @@ def evaluate(dataset: str, *, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=
     >>> rows[0].method, rows[0].k, rows[0].mse_mean < 0.05
     ('ppca', 2, True)
     """
+    for name, seq in (("methods", methods), ("epsilons", epsilons), ("ks", () if ks is None else ks)):
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__len__") or np.ndim(seq) != 1 or len(seq) > 1000:
+            raise TypeError(f"{name} must be a sequence (of at most 1000 entries), got {seq!r}")
     for m in methods:
-        if m not in METHODS:
+        if not isinstance(m, str) or m not in METHODS:
             raise ValueError(f"methods must be drawn from {METHODS}, got {m!r}")
-    eps_list = [check_epsilon(e) for e in epsilons]
-    runs = check_positive_int(runs, "runs")
-    jobs = check_positive_int(jobs, "jobs")
+    eps_list = [check_epsilon(e, "epsilons") for e in epsilons]
+    runs = check_positive_int(runs, "runs", maximum=10_000)
+    jobs = check_positive_int(jobs, "jobs", maximum=1024)
+    svm = check_bool(svm, "svm")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable(done, total) or None, got {type(progress).__name__}")
     ss = _seed_sequence(rng)
     g = np.random.default_rng(ss.spawn(1)[0])          # subsampling stream
     X, y, Xt, yt, bounds = load_split(dataset)
@@ -248,7 +266,7 @@ def evaluate(dataset: str, *, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=
             idx = np.sort(g.choice(Xt.shape[0], size=max_test_rows, replace=False))
             Xt, yt = Xt[idx], yt[idx]
     p = X.shape[1]
-    ks = list(range(1, p + 1)) if ks is None else [check_k(k, p) for k in ks]
+    ks = list(range(1, p + 1)) if ks is None else [check_positive_int(k, "ks", maximum=p) for k in ks]
     cells = [(m, None if m == "ppca" else e, k) for m in methods for e in (eps_list[:1] if m == "ppca" else eps_list)
              for k in ks]
     cell_seeds = ss.spawn(len(cells))                   # one independent stream per cell

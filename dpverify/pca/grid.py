@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from dpverify.validation import check_bool, check_epsilon, check_nonneg_int, check_positive_int, check_real
+
 __all__ = ["EPSILONS", "QUICK_ROWS", "figure_grid", "figure_grids", "method_table", "svm_noise_sweep"]
 
 #: the privacy budgets of Figs. 3–6
@@ -44,7 +46,7 @@ def figure_grid(dataset: str, thorough: bool = False):
     """
     from dpverify.pca.evaluate import evaluate
 
-    if thorough:
+    if check_bool(thorough, "thorough"):
         rows = evaluate(dataset, methods=("ppca", "ppca-dp", "pca-ppdp"), epsilons=EPSILONS, runs=5, rng=5, jobs=2)
         return rows, {"rows": "all", "ks": "1..p", "runs": 5, "seed": 5}
     ks = (1, 5, 9, 21) if dataset == "adult" else (1, 4, 7, 10)
@@ -61,6 +63,7 @@ def figure_grids(thorough: bool = False) -> dict:
     >>> sorted(figure_grids())
     ['adult', 'magic']
     """
+    thorough = check_bool(thorough, "thorough")
     return {d: figure_grid(d, thorough) for d in DATASETS}
 
 
@@ -81,6 +84,15 @@ def method_table(rows, method: str, what: str = "mse_mean") -> dict:
     return {e: sorted(v) for e, v in t.items()}
 
 
+def _multipliers(multipliers) -> list[float]:
+    """The noise-scale multipliers of :func:`svm_noise_sweep`: 1 to 100 finite reals > 0."""
+    if isinstance(multipliers, (str, bytes)) or not hasattr(multipliers, "__iter__") or np.ndim(multipliers) != 1:
+        raise TypeError(f"multipliers must be a sequence of numbers > 0, got {multipliers!r}")
+    if not 1 <= len(multipliers) <= 100:
+        raise ValueError(f"multipliers must hold 1 to 100 values, got {len(multipliers)}")
+    return [check_real(m, "multipliers", positive=True) for m in multipliers]
+
+
 def svm_noise_sweep(dataset: str, multipliers=(1.0, 0.1, 0.01, 0.001), ks=None, epsilon: float = 1.0,
                     runs: int = 2, max_rows: int = 2000, max_test_rows: int = 4000, rng: int = 5) -> dict:
     """SVM accuracy of PPCA-DP for other readings of the lost noise scale of eq. (16), and of the baseline.
@@ -98,13 +110,23 @@ def svm_noise_sweep(dataset: str, multipliers=(1.0, 0.1, 0.01, 0.001), ks=None, 
     from dpverify.pca import PCABasedPPDP, PPCADP
     from dpverify.pca.evaluate import load_split, svm_accuracy
 
+    mults = _multipliers(multipliers)
+    epsilon = check_epsilon(epsilon)
+    runs = check_positive_int(runs, "runs", maximum=1000)
+    max_rows = check_positive_int(max_rows, "max_rows")
+    max_test_rows = check_positive_int(max_test_rows, "max_test_rows")
+    g = np.random.default_rng(check_nonneg_int(rng, "rng"))
     X, y, Xt, yt, _ = load_split(dataset)
-    g = np.random.default_rng(rng)
+    if max_rows < 2:
+        raise ValueError(f"max_rows must be >= 2 (a covariance needs two records), got {max_rows}")
     i = np.sort(g.choice(X.shape[0], size=min(max_rows, X.shape[0]), replace=False))
     j = np.sort(g.choice(Xt.shape[0], size=min(max_test_rows, Xt.shape[0]), replace=False))
     X, y, Xt, yt = X[i], y[i], Xt[j], yt[j]
     p = X.shape[1]
-    ks = list(ks) if ks is not None else [1, max(2, p // 4), max(3, p // 2), p]
+    if ks is not None and (isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__") or np.ndim(ks) != 1):
+        raise TypeError(f"ks must be a sequence of component counts in 1..{p}, got {ks!r}")
+    ks = [check_positive_int(k, "ks", maximum=p) for k in ks] if ks is not None else [
+        1, max(2, p // 4), max(3, p // 2), p]
 
     def acc(mech):
         pubs = mech.publish_many(X, runs, rng=g)
@@ -112,6 +134,6 @@ def svm_noise_sweep(dataset: str, multipliers=(1.0, 0.1, 0.01, 0.001), ks=None, 
 
     out = {"ks": ks, "majority_rate": float(max(yt.mean(), 1 - yt.mean())),
            "baseline": [acc(PCABasedPPDP(k, epsilon)) for k in ks], "ppca_dp": {}}
-    for m in multipliers:
+    for m in mults:
         out["ppca_dp"][m] = [acc(PPCADP(k, epsilon, sensitivity=m * math.sqrt(k * p))) for k in ks]
     return out

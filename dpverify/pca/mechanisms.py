@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpverify.validation import check_budget, check_epsilon, check_nonneg_int, check_positive_int
+
 from dpverify.mechanisms import Call, Family, FunctionMechanism, Pair, Pairs, Param, family_name
 
 __all__ = ["FeatureSum", "corrected_ppca", "families"]
@@ -43,11 +45,28 @@ class FeatureSum:
     j: int
     p: int
 
+    def __post_init__(self):
+        p = check_positive_int(self.p, "p")
+        check_nonneg_int(self.j, "j", maximum=p - 1)
+
     def __call__(self, out):
         return out[:, self.j :: self.p].sum(axis=1)
 
 
+def _check_family(epsilon, k, p, rows, seed) -> tuple:
+    """ε > 0, 1 <= k <= p, rows >= 2 (a covariance), seed >= 0; rows × p within the memory budget."""
+    epsilon = check_epsilon(epsilon)
+    p = check_positive_int(p, "p")
+    k = check_positive_int(k, "k", maximum=p)
+    rows = check_positive_int(rows, "rows")
+    if rows < 2:
+        raise ValueError(f"rows must be >= 2, got {rows}")
+    check_budget(64.0 * rows * p, f"rows × p = {rows} × {p}")
+    return epsilon, k, p, rows, check_nonneg_int(seed, "seed")
+
+
 def _pairs(*, epsilon, k, p, rows, seed=0) -> list[Pair]:
+    epsilon, k, p, rows, seed = _check_family(epsilon, k, p, rows, seed)
     g = np.random.default_rng(seed)
     X = g.uniform(size=(rows, p))
     Y = X.copy()
@@ -64,6 +83,7 @@ def corrected_ppca(*, epsilon, k, p, rows, seed=0):
     >>> m.name, m.relation.domain.shape
     ('pca.CorrectedPPCADP(epsilon=1.0, k=1, p=2, rows=5)', (5, 2))
     """
+    epsilon, k, p, rows, seed = _check_family(epsilon, k, p, rows, seed)
     rel = Pairs(tuple((q.d, q.d_prime) for q in _pairs(epsilon=epsilon, k=k, p=p, rows=rows, seed=seed)),
                 description="replace one row (n public)")
     return FunctionMechanism(Call(_ppca, (("k", k), ("epsilon", epsilon))), epsilon, 0.0,

@@ -82,10 +82,19 @@ class PCABasedPPDP:
             Xn, lo, span = minmax_normalise(X)
         else:
             lo, hi = check_bounds(self.bounds, p)
-            Xn, span = public_normalise(X, lo, hi), hi - lo
+            with np.errstate(over="ignore"):
+                span = hi - lo
+            if not np.isfinite(span).all():
+                raise ValueError("bounds are too wide: upper − lower overflows float64")
+            Xn = public_normalise(X, lo, hi)
         eps_cov = eps_proj = eps / 2                                        # budget split ε/2 + ε/2
         A = (Xn.T @ Xn + symmetric_laplace(p, b_cov, reps, g)) / n
         _, U = sorted_eigh(A)
         U_k = U[..., :k]                                                    # (reps, p, k)
         Y = Xn @ U_k + g.laplace(0.0, b_proj, size=(reps, n, k))
-        return lo + span * (Y @ np.swapaxes(U_k, -1, -2))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = lo + span * (Y @ np.swapaxes(U_k, -1, -2))
+        if not np.isfinite(out).all():  # the noisy values, mapped back to the data's units, leave float64
+            raise ValueError("bounds are too wide for float64: the published values, scaled back by "
+                             "upper − lower, overflow (scale the data down)")
+        return out

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_finite_array, check_positive_int
+from dpverify.validation import as_generator, check_budget, check_finite_array, check_nonneg_int, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["PPCA", "PPCAFit", "check_data", "check_k", "fit_ppca", "minmax_normalise", "sample_from_scores"]
@@ -39,6 +39,7 @@ def check_data(X, name: str = "X", *, min_rows: int = 2) -> np.ndarray:
     >>> check_data([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
+    min_rows = check_nonneg_int(min_rows, "min_rows")
     try:
         raw = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
     except ValueError as exc:
@@ -69,7 +70,7 @@ def check_k(k, p: int) -> int:
     return k
 
 
-def minmax_normalise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def minmax_normalise(X: np.ndarray, name: str = "X") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Alg. 1/2 step 2: map every column to [0, 1] with its own min and max (data-dependent!).
 
     Returns ``(Xn, lo, span)`` with ``X = lo + span * Xn``; a constant column gets span 1.
@@ -80,12 +81,12 @@ def minmax_normalise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     >>> Xn.tolist(), lo.tolist(), span.tolist()
     ([[0.0, 0.0], [1.0, 1.0]], [1.0, 10.0], [2.0, 10.0])
     """
-    X = check_data(X, min_rows=1)
+    X = check_data(X, name, min_rows=1)
     lo = X.min(axis=0)
     with np.errstate(over="ignore"):
         span = X.max(axis=0) - lo
     if not np.isfinite(span).all():
-        raise ValueError("X has a column whose range max − min overflows float64")
+        raise ValueError(f"{name} has a column whose range max − min overflows float64")
     span = np.where(span > 0, span, 1.0)
     return (X - lo) / span, lo, span
 
@@ -145,8 +146,11 @@ def fit_ppca(Xn: np.ndarray, k: int) -> PPCAFit:
     """
     Xn = check_data(Xn, "Xn")
     k = check_k(k, Xn.shape[1])
-    mu = Xn.mean(axis=0)                               # eq. (12)
-    C = (Xn - mu).T @ (Xn - mu) / Xn.shape[0]          # eq. (13), ML normalisation 1/n
+    with np.errstate(over="ignore", invalid="ignore"):
+        mu = Xn.mean(axis=0)                           # eq. (12)
+        C = (Xn - mu).T @ (Xn - mu) / Xn.shape[0]      # eq. (13), ML normalisation 1/n
+    if not np.isfinite(C).all():
+        raise ValueError("Xn is too large: its covariance overflows float64 (normalise the data first)")
     lam, U = np.linalg.eigh(C)
     order = np.argsort(lam)[::-1]
     return PPCAFit(mean=mu, eigvals=np.maximum(lam[order], 0.0), U=U[:, order], k=k)  # Σ is PSD: clip round-off
@@ -211,6 +215,7 @@ class PPCA:
         X = check_data(X)
         k = check_k(self.k, X.shape[1])
         reps = check_positive_int(reps, "reps")
+        check_budget(4 * 8.0 * reps * X.shape[0] * X.shape[1], f"reps = {reps} runs of {X.shape[0]}×{X.shape[1]}")
         g = as_generator(rng)
         Xn, lo, span = minmax_normalise(X)
         fit = fit_ppca(Xn, k)

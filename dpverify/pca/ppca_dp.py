@@ -94,7 +94,12 @@ class PPCADP:
             self.sensitivity, "sensitivity", positive=True)
         reps = check_positive_int(reps, "reps")
         check_release_size(reps, n, p)
-        noise_scale(delta1, eps, self.epsilon)  # refuses ε whose scale overflows
+        try:
+            noise_scale(delta1, eps, self.epsilon)  # refuses ε whose scale overflows
+        except ValueError as exc:
+            if self.sensitivity is None:
+                raise
+            raise ValueError(f"sensitivity = {self.sensitivity!r} with {exc}") from None
         g = as_generator(rng)
         Xn, lo, span = minmax_normalise(X)                       # step 2 (data-dependent, no noise)
         fit = fit_ppca(Xn, k)                                    # steps 3-4 (μ, Σ, U_k: no noise)

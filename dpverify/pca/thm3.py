@@ -38,7 +38,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpverify.validation import check_epsilon, check_finite_array, check_real
+from dpverify.validation import (check_budget, check_epsilon, check_finite_array, check_nonneg_int, check_positive_int,
+                                 check_real)
 from dpverify.pca.ppca import check_data, check_k, fit_ppca, minmax_normalise
 from dpverify.proofdocs import proven
 
@@ -104,8 +105,10 @@ def flip_pair(m: int = 25) -> tuple[np.ndarray, np.ndarray]:
     >>> D.shape, int((D != Dp).any(axis=1).sum())
     ((20, 2), 1)
     """
-    if not isinstance(m, int) or m < 2:
+    m = check_positive_int(m, "m")
+    if m < 2:
         raise ValueError(f"m must be an integer >= 2, got {m!r}")
+    check_budget(2 * 64.0 * m, f"m = {m} (two 4m × 2 matrices)")
     corners = np.array([(0, 0), (0, 1), (1, 0), (1, 1)], dtype=float)
     D = np.tile(corners, (m, 1))
     Dp = D.copy()
@@ -199,10 +202,10 @@ def adult_pair(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     >>> D.shape, int((D != Dp).any(axis=1).sum()), float(D[:, 18].max()) < float(Dp[:, 18].max())
     ((500, 21), 1, True)
     """
-    from dpverify.validation import check_positive_int
     from dpverify.datasets import ADULT_FEATURES, load_adult
 
     n = check_positive_int(n, "n")
+    seed = check_nonneg_int(seed, "seed")
     X, _ = load_adult()
     col = ADULT_FEATURES.index("capital-gain")
     pool = np.flatnonzero(X[:, col] < 99999)
@@ -212,6 +215,12 @@ def adult_pair(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     Dp = D.copy()
     Dp[0, col] = 99999.0
     return D, Dp
+
+
+def _check_publisher(mechanism) -> None:
+    if not callable(getattr(mechanism, "publish_many", None)):
+        raise TypeError(f"mechanism must be one of the room's mechanism objects (with publish_many), "
+                        f"got {type(mechanism).__name__}")
 
 
 def column_spread(mechanism, col: int, batch: int = 32):
@@ -225,6 +234,9 @@ def column_spread(mechanism, col: int, batch: int = 32):
     >>> stat.__name__.startswith('PPCADP')
     True
     """
+    _check_publisher(mechanism)
+    col, batch = check_nonneg_int(col, "col"), check_positive_int(batch, "batch", maximum=10_000)
+
     def run(data, rng, n):
         out = np.empty(n)
         for i in range(0, n, batch):
@@ -249,6 +261,9 @@ def output_coordinate(mechanism, row: int = 0, col: int = 1):
     >>> f(D, np.random.default_rng(0), 3).shape
     (3,)
     """
+    _check_publisher(mechanism)
+    row, col = check_nonneg_int(row, "row"), check_nonneg_int(col, "col")
+
     def run(data, rng, n):
         return np.asarray(mechanism.publish_many(data, n, rng))[:, row, col]
 
@@ -275,8 +290,8 @@ def score_change_l1(D, Dp, k: int) -> float:
     if k > 12:
         raise ValueError(f"k must be <= 12 here (2^k sign patterns), got {k}")
     K = []
-    for X in (D, Dp):
-        Xn, _, _ = minmax_normalise(X)
+    for X, name in ((D, "D"), (Dp, "Dp")):
+        Xn, _, _ = minmax_normalise(X, name)
         f = fit_ppca(Xn, k)
         K.append((Xn - f.mean) @ f.U_k)
     best = math.inf

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from dpverify.atomic import atomic_write_text
-from dpverify.validation import check_real
+from dpverify.validation import check_bool, check_path, check_positive_int, check_real
 from dpverify.claims import Claim, Method, Outcome, Result, Source, Verdict, all_claims, get_claim, result_to_json
 from dpverify.claims import run_claims, to_jsonable
 from dpverify.claims.drift import compare_reports
 from dpverify.report.figures import FigureImage, render_claim_figure
+from dpverify.report.document import check_document
 from dpverify.report.entries import VERDICTS, is_self_test
 from dpverify.report.render import render_html
 from dpverify.report.papers import paper_for_seed
@@ -70,12 +71,14 @@ def build_document(
     ``namespace`` (the id's prefix, :attr:`Claim.namespace`), ``seeds`` (evidence entries naming a
     seed), ``figure`` (whether one was drawn) and ``figure_error``.
     """
-    results = list(results)
-    if not all(isinstance(r, Result) for r in results):
-        raise TypeError("results must be dpverify.claims.Result objects")
+    results = _results(results)
     total_seconds = check_real(total_seconds, "total_seconds", nonneg=True)
-    figure_errors = dict(figure_errors or {})
-    drawn = set(figures_drawn)
+    if not isinstance(provenance, Mapping):
+        raise TypeError(f"provenance must be a mapping, got {type(provenance).__name__}")
+    if settings is not None and not isinstance(settings, Mapping):
+        raise TypeError(f"settings must be a mapping or None, got {type(settings).__name__}")
+    figure_errors = _text_map(figure_errors, "figure_errors")
+    drawn = set(_texts(figures_drawn, "figures_drawn"))
     entries = []
     for r in results:
         e = result_to_json(r)
@@ -153,9 +156,16 @@ def make_report(
     _check_old(compare_with)
     if only is not None and not isinstance(only, str):
         raise TypeError(f"only must be a string, got {only!r} of type {type(only).__name__}")
-    selected = all_claims(only) if claims is None else list(claims)
-    if not all(isinstance(c, Claim) for c in selected):
-        raise TypeError("claims must be dpverify.claims.Claim objects")
+    jobs = check_positive_int(jobs, "jobs")
+    timeout = None if timeout is None else check_real(timeout, "timeout", positive=True)
+    thorough = check_bool(thorough, "thorough")
+    if command is not None and not isinstance(command, str):
+        raise TypeError(f"command must be a string or None, got {type(command).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
+    if proofs_root is not None:
+        check_path(proofs_root, "proofs_root")
+    selected = all_claims(only) if claims is None else _claims(claims)
     if not selected:
         raise ValueError(f"no claim matches --only {only!r}" if only else "no claims to report")
     started = datetime.now(timezone.utc)
@@ -176,7 +186,9 @@ def results_document(results: Iterable[Result], *, command: str | None, started:
     Each entry also keeps the check's ``figure_data``, so that :func:`report_from_file`
     can draw the figures later without running the check again.
     """
-    results = list(results)
+    results = _results(results)
+    if not isinstance(started, datetime):
+        raise TypeError(f"started must be a datetime, got {started!r} of type {type(started).__name__}")
     doc = build_document(results, provenance=collect_provenance(command=command, started=started),
                          total_seconds=total_seconds, figure_errors=figure_errors, figures_drawn=figures_drawn,
                          settings=settings)
@@ -185,10 +197,45 @@ def results_document(results: Iterable[Result], *, command: str | None, started:
     return doc
 
 
+#: Claims or results one report holds at most (a page per claim: far beyond every room together).
+MAX_CLAIMS = 100_000
+
+
+def _items(xs: Any, name: str, kind: type) -> list:
+    if isinstance(xs, (str, bytes, Mapping)) or not hasattr(xs, "__iter__"):
+        raise TypeError(f"{name} must be an iterable of {kind.__name__} objects, got {type(xs).__name__}")
+    out = []
+    for x in xs:
+        if not isinstance(x, kind):
+            raise TypeError(f"{name} must hold {kind.__name__} objects, got {type(x).__name__}")
+        out.append(x)
+        if len(out) > MAX_CLAIMS:
+            raise ValueError(f"{name} must hold at most {MAX_CLAIMS} items")
+    return out
+
+
+def _results(results: Any) -> list[Result]:
+    return _items(results, "results", Result)
+
+
+def _claims(claims: Any) -> list[Claim]:
+    return _items(claims, "claims", Claim)
+
+
+def _texts(xs: Any, name: str) -> list[str]:
+    return _items(list(xs) if isinstance(xs, Mapping) else xs, name, str)  # a mapping: its keys
+
+
+def _text_map(m: Any, name: str) -> dict[str, str]:
+    if m is None:
+        return {}
+    if not isinstance(m, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in m.items()):
+        raise TypeError(f"{name} must map claim ids to text, got {type(m).__name__}")
+    return dict(m)
+
+
 def _check_out_dir(out_dir: str | Path) -> Path:
-    if not isinstance(out_dir, (str, Path)):
-        raise TypeError(f"out_dir must be a path, got {out_dir!r} of type {type(out_dir).__name__}")
-    out = Path(out_dir)
+    out = check_path(out_dir, "out_dir")
     if out.exists() and not out.is_dir():
         raise ValueError(f"out_dir must be a directory, got the file {str(out)!r}")
     return out
@@ -209,7 +256,7 @@ def draw_figures(results: Iterable[Result]) -> tuple[dict[str, FigureImage], dic
     """
     figures: dict[str, FigureImage] = {}
     errors: dict[str, str] = {}
-    for r in results:
+    for r in _results(results):
         img, err = render_claim_figure(r)
         if img is not None:
             figures[r.claim.id] = img
@@ -224,7 +271,10 @@ def write_report(out_dir: str | Path, doc: Mapping[str, Any], results: Iterable[
     """Draw the figures of ``results``, then write ``report.html`` and ``report.json`` of ``doc``."""
     out = _check_out_dir(out_dir)
     _check_old(compare_with)
-    results = list(results)
+    doc = check_document(doc)
+    results = _results(results)
+    if proofs_root is not None:
+        check_path(proofs_root, "proofs_root")
     figures, figure_errors = draw_figures(results)
     doc = dict(doc)
     doc["claims"] = [{**e, "figure": e["id"] in figures, "figure_error": figure_errors.get(e["id"])}
@@ -256,17 +306,22 @@ def saved_results(doc: Mapping[str, Any]) -> list[Result]:
     Each claim keeps its figure function when its room is found (:func:`dpverify.claims.registry.get_claim`
     imports the rooms, it runs nothing), so the report can draw the figures from the saved data.
     """
+    doc = check_document(doc, require=("id", "method", "expected", "verdict"))
     out = []
-    for e in doc["claims"]:
+    for i, e in enumerate(doc.get("claims", [])):
+        try:
+            method, expected, verdict = Method(e["method"]), Verdict(e["expected"]), Verdict(e["verdict"])
+        except ValueError as exc:
+            raise ValueError(f"doc['claims'][{i}] ({e['id']}): {exc}") from None
         try:
             figure = get_claim(e["id"]).figure
         except KeyError:
             figure = None
         parts = e.get("source_parts") or {"seed": e.get("source", "")}
         c = Claim(id=e["id"], source=Source(parts.get("seed", ""), parts.get("section", ""), parts.get("equation", "")),
-                  statement=e.get("statement", ""), method=Method(e["method"]), expected=Verdict(e["expected"]),
+                  statement=e.get("statement") or "", method=method, expected=expected,
                   check=_Saved(e["id"]), proof=e.get("proof"), figure=figure)
-        outcome = Outcome(Verdict(e["verdict"]), e.get("evidence") or {}, e.get("figure_data"), e.get("summary", ""))
+        outcome = Outcome(verdict, e.get("evidence") or {}, e.get("figure_data"), e.get("summary") or "")
         out.append(Result(c, outcome, float(e.get("seconds", 0.0)), e.get("error")))
     return out
 
@@ -284,11 +339,11 @@ def report_from_file(saved: str | Path, out_dir: str | Path, *, proofs_root: str
     ...     return Outcome(Verdict.HOLDS, {"sum": 2})
     >>> first = make_report(tempfile.mkdtemp(), only="zzfrom.")
     >>> again = report_from_file(first.json, tempfile.mkdtemp())
-    >>> again.document["claims"][0]["evidence"], again.all_as_expected
-    ({'sum': 2}, True)
+    >>> again.document["claims"][0]["evidence"]["sum"], again.all_as_expected
+    (2, True)
     >>> unregister("zzfrom.sum")
     """
-    doc = load_report(saved)
+    doc = load_report(check_path(saved, "saved"))
     results = saved_results(doc)
     # a file saved before claims knew their room (room = the id's prefix, no namespace) reads as today's
     doc = {**doc, "claims": [{**e, "room": r.claim.room, "namespace": r.claim.namespace}
@@ -298,9 +353,7 @@ def report_from_file(saved: str | Path, out_dir: str | Path, *, proofs_root: str
 
 def load_report(path: str | Path) -> dict[str, Any]:
     """Read a ``report.json`` (or a folder holding one) and check it is a dpverify report."""
-    if not isinstance(path, (str, Path)):
-        raise TypeError(f"path must be a path, got {path!r} of type {type(path).__name__}")
-    p = Path(path)
+    p = check_path(path, "path")
     if p.is_dir():
         p = p / "report.json"
     if not p.is_file():

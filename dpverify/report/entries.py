@@ -18,6 +18,7 @@ import html
 import math
 from typing import Any, Mapping
 
+from dpverify.report.document import check_entry
 from dpverify.report.figures import FigureImage
 from dpverify.report.markdown import normpath
 from dpverify.report.values import evidence_table, humanise
@@ -36,8 +37,16 @@ def _e(text: Any) -> str:
 
 
 def badge(verdict: str) -> str:
+    """The coloured label of a verdict (an unknown verdict is shown as given, coloured as inconclusive)."""
+    if not isinstance(verdict, str):
+        raise TypeError(f"verdict must be text, got {verdict!r} of type {type(verdict).__name__}")
     cls = verdict if verdict in VERDICTS else "inconclusive"
     return f'<span class="badge {cls}">{_e(verdict)}</span>'
+
+
+def _check_anchor(anchor) -> None:
+    if not isinstance(anchor, str) or not anchor:
+        raise TypeError(f"anchor must be a non-empty HTML id (str), got {anchor!r}")
 
 
 def is_self_test(c: Mapping[str, Any]) -> bool:
@@ -47,6 +56,7 @@ def is_self_test(c: Mapping[str, Any]) -> bool:
     bugs and controls, the library's own mechanisms); a claim that checks a paper's
     statement on the library's implementation cites the paper and is not one.
     """
+    check_entry(c, "c", require=())
     if "self_test" in c:
         return bool(c["self_test"])
     from dpverify.claims.model import SELF_TEST
@@ -71,6 +81,7 @@ def _short(v: Any) -> str | None:
 
 def reason(c: Mapping[str, Any]) -> str:
     """The claim's one-line reason: its ``Outcome.summary``, or a sentence made from the first scalar evidence."""
+    check_entry(c, "c", require=())
     text = str(c.get("summary") or "").strip()
     if text:
         return text
@@ -91,6 +102,8 @@ def reason(c: Mapping[str, Any]) -> str:
 
 def finding_html(c: Mapping[str, Any], anchor: str) -> str:
     """One line of the findings: verdict, claim, statement, reason, link to the evidence."""
+    check_entry(c, "c")
+    _check_anchor(anchor)
     generated = "" if str(c.get("summary") or "").strip() else ' <span class="muted">(generated from the evidence)</span>'
     differs = "" if c.get("as_expected", True) else f' <span class="differs">expected {_e(c.get("expected"))}</span>'
     return (f'<li class="finding">{badge(str(c.get("verdict")))} <a href="#{anchor}"><code>{_e(c["id"])}</code></a>'
@@ -109,6 +122,16 @@ def claim_html(
     proof_ids: Mapping[str, str],
 ) -> str:
     """The claim's article: statement, source, verdict, reason, evidence (folded when long), figure."""
+    check_entry(c, "c")
+    _check_anchor(anchor)
+    if raw_evidence is not None and not isinstance(raw_evidence, Mapping):
+        raise TypeError(f"raw_evidence must be a mapping or None, got {type(raw_evidence).__name__}")
+    if figure is not None and not isinstance(figure, FigureImage):
+        raise TypeError(f"figure must be a FigureImage or None, got {type(figure).__name__}")
+    if isinstance(figure_number, bool) or not isinstance(figure_number, int) or figure_number < 0:
+        raise TypeError(f"figure_number must be an integer >= 0, got {figure_number!r}")
+    if not isinstance(proof_ids, Mapping):
+        raise TypeError(f"proof_ids must be a mapping of proof names to HTML ids, got {type(proof_ids).__name__}")
     verdict = str(c.get("verdict", "?"))
     expected = str(c.get("expected", "?"))
     same = c.get("as_expected", verdict == expected)

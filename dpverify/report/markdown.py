@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from dpverify.validation import check_nonneg_int
+
 __all__ = ["render_markdown", "normpath"]
 
 
@@ -24,8 +26,15 @@ def render_markdown(text: str, link_map: Mapping[str, str], doc_path: str, *, sh
     """Markdown → HTML (raw HTML in the source is escaped); relative links become in-page links or text.
 
     ``shift`` moves headings down (``shift=3``: ``#`` becomes ``<h4>``), so a document
-    embedded in a page keeps the page's single ``<h1>``.
+    embedded in a page keeps the page's single ``<h1>``; it is an integer in 0..5.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (Markdown), got {type(text).__name__}")
+    if not isinstance(link_map, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in link_map.items()):
+        raise TypeError(f"link_map must map document paths to HTML ids (text to text), got {type(link_map).__name__}")
+    if not isinstance(doc_path, str) or not doc_path.strip():
+        raise TypeError(f"doc_path must be the document's path (non-empty text), got {doc_path!r}")
+    shift = check_nonneg_int(shift, "shift", maximum=5)
     try:
         from markdown_it import MarkdownIt
     except ImportError:  # pragma: no cover - rich depends on markdown-it-py
@@ -67,6 +76,13 @@ def render_markdown(text: str, link_map: Mapping[str, str], doc_path: str, *, sh
 
 
 def normpath(p: str) -> str:
+    """A '/'-separated relative path with ``.`` and ``..`` resolved textually (never above its start).
+
+    >>> normpath("rr/../rr/./a.md")
+    'rr/a.md'
+    """
+    if not isinstance(p, str):
+        raise TypeError(f"p must be a path as text, got {type(p).__name__}")
     parts: list[str] = []
     for part in p.split("/"):
         if part in ("", "."):

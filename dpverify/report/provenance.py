@@ -20,6 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping
 
+from dpverify.validation import check_path
+
 __all__ = ["PACKAGES", "collect_provenance", "git_revision", "package_versions", "find_seeds"]
 
 #: Packages whose versions decide the numbers of a run.
@@ -28,6 +30,9 @@ PACKAGES = ("numpy", "scipy", "sympy", "cvxpy", "clarabel", "highspy", "matplotl
 
 def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     """Installed version of each package, ``"not installed"`` when absent."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, (tuple, list)) or len(names) > 1000 or not all(
+            isinstance(n, str) and n for n in names):
+        raise TypeError(f"names must be a tuple of (at most 1000) package names, got {names!r}")
     out = {}
     for name in names:
         try:
@@ -44,7 +49,7 @@ def git_revision(path: str | Path | None = None) -> dict[str, Any]:
     (which does not even refresh the index).  Outside a checkout, or without
     git, the revision is ``"unknown"``.
     """
-    where = Path(path) if path is not None else Path(__file__).resolve().parent
+    where = check_path(path, "path") if path is not None else Path(__file__).resolve().parent
     try:
         rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
                              timeout=10, check=True).stdout.strip()
@@ -73,6 +78,8 @@ def collect_provenance(*, command: str | None = None, started: datetime | None =
 
     if command is not None and not isinstance(command, str):
         raise TypeError(f"command must be a string, got {command!r} of type {type(command).__name__}")
+    if started is not None and not isinstance(started, datetime):
+        raise TypeError(f"started must be a datetime or None, got {started!r} of type {type(started).__name__}")
     git = git_revision()
     return {
         "dpverify_version": dpverify.__version__,

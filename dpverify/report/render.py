@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from dpverify.report.document import check_document
 from dpverify.report.figures import FigureImage
 from dpverify.report.style import CSS as _CSS
 from dpverify.report.papers import Paper, paper_for_seed
 from dpverify.report.entries import VERDICTS, badge, claim_html, finding_html, is_self_test, reason
 from dpverify.report.markdown import normpath, render_markdown
 from dpverify.report.values import value_html
+from dpverify.validation import check_path
 
 __all__ = ["render_html", "anchor_ids", "VERDICTS"]
 
@@ -49,6 +51,10 @@ def _slug(text: str) -> str:
 
 def anchor_ids(prefix: str, keys: list[str]) -> dict[str, str]:
     """Unique HTML ids ``prefix-<slug>`` for distinct keys (a clash of slugs gets a counter)."""
+    if not isinstance(prefix, str) or not prefix:
+        raise TypeError(f"prefix must be non-empty text, got {prefix!r}")
+    if isinstance(keys, (str, bytes)) or not isinstance(keys, (list, tuple)) or not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"keys must be a list of text keys, got {type(keys).__name__}")
     out: dict[str, str] = {}
     used: set[str] = set()
     for k in keys:
@@ -155,9 +161,11 @@ def render_html(
         each is found in its room's ``proofs/`` (:func:`dpverify.rooms.proof_path`).
         Proof documents found are embedded; a missing one is flagged, never linked.
     """
-    if not isinstance(doc, Mapping):
-        raise TypeError(f"doc must be a mapping, got {type(doc).__name__}")
-    page = _plan(doc, None if proofs_root is None else Path(proofs_root))
+    doc = check_document(doc)
+    for name, m in (("evidence", evidence), ("figures", figures)):
+        if m is not None and not isinstance(m, Mapping):
+            raise TypeError(f"{name} must be a mapping of claim ids or None, got {type(m).__name__}")
+    page = _plan(doc, None if proofs_root is None else check_path(proofs_root, "proofs_root"))
     out: list[str] = _header(page) + _contents(page) + _errors_section(page) + _findings_section(page)
     out += _summary_section(page)
     if doc.get("comparison") is not None:

@@ -78,6 +78,8 @@ def sympy_to_mathml(expr: Any, *, display: bool = False) -> str:
 
     if not isinstance(expr, (sympy.Basic, sympy.MatrixBase)):
         raise TypeError(f"expr must be a sympy expression, got {type(expr).__name__}")
+    if not isinstance(display, (bool, np.bool_)):
+        raise TypeError(f"display must be True or False, got {display!r}")
     body = mathml(expr, printer="presentation")
     body = _ENTITY_RE.sub(lambda m: m.group(0) if m.group(1) in _XML_ENTITIES else html.unescape(m.group(0)), body)
     mode = "block" if display else "inline"
@@ -164,7 +166,12 @@ def number_html(v: float) -> str:
     >>> number_html(0.1 + 0.2)
     '<span class="num" title="0.30000000000000004">0.3</span>'
     """
-    v = float(v)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"v must be a real number, got {v!r} of type {type(v).__name__}")
+    try:
+        v = float(v)
+    except OverflowError:
+        raise ValueError(f"v = {v} is beyond the float64 range") from None
     full = _number(v)
     if not math.isfinite(v):
         return full
@@ -195,8 +202,10 @@ def humanise(key: str) -> str:
     >>> humanise("tight_delta"), humanise("eps"), humanise("lp_u_star"), humanise("rr_fda_mse")
     ('Tight δ', 'ε', 'LP u*', 'RR FDA MSE')
     """
+    if not isinstance(key, str):
+        raise TypeError(f"key must be text (an evidence key), got {key!r} of type {type(key).__name__}")
     words_shown = _words()
-    text = str(key)
+    text = key
     if not re.fullmatch(r"[A-Za-z0-9_]+", text):
         return text
     words = [w for w in text.split("_") if w]
@@ -266,7 +275,7 @@ def value_html(value: Any, _depth: int = 0) -> str:
             cols = list(dict.fromkeys(k for v in items for k in v))
             if len(cols) <= 8 and all(not isinstance(x, (Mapping, list, tuple)) or _is_expr(x)
                                       for v in items for x in v.values()):
-                head = "".join(f'<th scope="col">{_e(humanise(k))}</th>' for k in cols)
+                head = "".join(f'<th scope="col">{_e(humanise(str(k)))}</th>' for k in cols)
                 body = "".join("<tr>" + "".join(f"<td>{value_html(v.get(k), _depth + 1)}</td>" for k in cols)
                                + "</tr>" for v in items)
                 return f'<table class="evidence rows"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

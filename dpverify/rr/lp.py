@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sps
 
-from dpverify.validation import check_budget, check_delta, check_epsilon, check_probability_vector
+from dpverify.validation import check_budget, check_delta, check_epsilon, check_probability_vector, check_real
 from dpverify.proofdocs import proven
 
 __all__ = ["Certificate", "LPSolution", "certify", "ldp_lp", "solve_lp"]
@@ -46,7 +46,8 @@ class Certificate:
     duality_gap: float
 
     def ok(self, tol: float = 1e-9) -> bool:
-        """All four residuals at most ``tol``."""
+        """All four residuals at most ``tol`` (a finite number >= 0; a NaN residual is never ok)."""
+        tol = check_real(tol, "tol", nonneg=True)
         return max(self.primal_infeasibility, self.dual_infeasibility, self.complementary_slackness, self.duality_gap) <= tol
 
 

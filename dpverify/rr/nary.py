@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from dpverify.validation import check_budget, check_delta, check_epsilon, check_probability_vector, check_real
-from dpverify.toolkit.lp import to_fraction
+from dpverify.toolkit.lp import rationals, to_fraction
 from dpverify.proofdocs import proven
 
 __all__ = [
@@ -167,9 +167,7 @@ class ExactOptimum:
 
 
 def _fractions(pi: Any, name: str) -> list[Fraction]:
-    if isinstance(pi, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of rationals, got {pi!r}")
-    out = [to_fraction(x, name) for x in pi]
+    out = rationals(pi, name)
     if any(x < 0 for x in out) or sum(out) != 1:
         raise ValueError(f"{name} must be a probability vector of rationals summing to 1, got {pi!r}")
     if len(out) < 2:
@@ -247,6 +245,8 @@ def verify_certificate_exact(pi: Any, E: Any, delta: Any, opt: ExactOptimum) -> 
     >>> verify_certificate_exact(pi, E, 0, doubled)["zero_gap"]    # a wrong dual value is caught
     False
     """
+    if not isinstance(opt, ExactOptimum):
+        raise TypeError(f"opt must be an ExactOptimum (from exact_optimum), got {type(opt).__name__}")
     p = _fractions(pi, "pi")
     E, d = _exact_E_delta(E, delta)
     n = len(p)

@@ -17,12 +17,16 @@ We write E = e^ε (so E > 1) throughout and substitute back at the end.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 from dpverify.proofdocs import proven
+from dpverify.validation import check_bool
+from dpverify.toolkit.symbolic import expression
 
 __all__ = [
     "BinaryRegime",
@@ -66,11 +70,16 @@ def sign_everywhere(expr: sp.Expr, with_delta: bool) -> int | None:
     >>> sign_everywhere(E - 3, False) is None      # negative for E < 3, positive beyond
     True
     """
-    x = sp.sympify(expr).subs(E, 1 + _t)
+    with_delta = check_bool(with_delta, "with_delta")
+    x = expression(expr, "expr").subs(E, 1 + _t)
     if with_delta:
         x = x.subs(delta, _s / (1 + _s))
     # f: a reduced fraction of polynomials in (t, s) over QQ
-    f = _FIELD.from_sympy(x)  # proof: sign-test
+    try:
+        f = _FIELD.from_sympy(x)  # proof: sign-test
+    except (ValueError, TypeError, sp.PolynomialError) as exc:
+        raise ValueError(f"expr must be a rational function of e^ε{' and δ' if with_delta else ''} with rational "
+                         f"coefficients, got {expr!r} ({exc})") from None
     if not f.numer:
         return 0
 
@@ -100,6 +109,7 @@ def binary_constraints(with_delta: bool = True) -> list[tuple[sp.Expr, str]]:
     >>> len(binary_constraints()), label, g
     (8, '1-p11 <= e^eps p00 + delta', -delta - e^ε*p00 - p11 + 1)
     """
+    with_delta = check_bool(with_delta, "with_delta")
     d = delta if with_delta else sp.Integer(0)
     return [
         ((1 - p11) - (E * p00 + d), "1-p11 <= e^eps p00 + delta"),
@@ -123,6 +133,7 @@ def binary_vertices(with_delta: bool = True) -> tuple[tuple[sp.Expr, sp.Expr], .
     ``ArithmeticError`` if feasibility of some intersection depends on the
     parameters (it does not for this LP).
     """
+    with_delta = check_bool(with_delta, "with_delta")
     cons = [g for g, _ in binary_constraints(with_delta)]
     verts: list[tuple[sp.Expr, sp.Expr]] = []
     for g1, g2 in itertools.combinations(cons, 2):
@@ -182,6 +193,7 @@ def binary_regimes(with_delta: bool = True) -> tuple[BinaryRegime, ...]:
     u_v − u_w = α + β π0, and v is optimal on the interval cut out of [0, 1]
     by the half-lines {α + β π0 ≥ 0}; regimes of zero length are dropped.
     """
+    with_delta = check_bool(with_delta, "with_delta")
     verts = binary_vertices(with_delta)
     u_all = [sp.expand(pi0 * a + (1 - pi0) * b) for a, b in verts]
 
@@ -289,6 +301,8 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
     >>> A.shape, list(b), list(standard_form(paper_b=True)[1])
     ((6, 8), [1 - delta, 1 - delta, delta + e^ε, delta + e^ε, 1, 1], [1 - delta, 1 - delta, e^ε, e^ε, 1, 1])
     """
+    with_delta = check_bool(with_delta, "with_delta")
+    paper_b = check_bool(paper_b, "paper_b")
     d = delta if with_delta else sp.Integer(0)
     A = sp.Matrix(
         [
@@ -306,6 +320,17 @@ def standard_form(with_delta: bool = True, paper_b: bool = False) -> tuple[sp.Ma
     return A, b, C
 
 
+def _check_basis(basis) -> tuple[int, ...]:
+    """A basis of the standard form: 6 distinct 1-based column numbers in 1..8."""
+    basis = basis.tolist() if isinstance(basis, np.ndarray) and basis.shape == (6,) else basis
+    if not isinstance(basis, (tuple, list)):
+        raise TypeError(f"basis must be a tuple of 6 column numbers in 1..8, got {basis!r}")
+    if len(basis) != 6 or len(set(basis)) != 6 or any(
+            isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)) or not 1 <= j <= 8 for j in basis):
+        raise ValueError(f"basis must be 6 distinct column numbers in 1..8, got {basis!r}")
+    return tuple(int(j) for j in basis)
+
+
 @proven("rr/binary_optimum.md")
 def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool = False):
     """Reduced costs σ_j = c_j − c_B B⁻¹ a_j of the non-basic columns and the basic solution.
@@ -320,6 +345,9 @@ def reduced_costs(basis: tuple[int, ...], with_delta: bool = True, paper_b: bool
     >>> sorted(sigma), (x[0], x[1])
     ([5, 6], (e^ε/(e^ε + 1), e^ε/(e^ε + 1)))
     """
+    with_delta = check_bool(with_delta, "with_delta")
+    paper_b = check_bool(paper_b, "paper_b")
+    basis = _check_basis(basis)
     A, b, C = standard_form(with_delta, paper_b)
     idx = [j - 1 for j in basis]
     B = A[:, idx]
@@ -346,18 +374,21 @@ def optimality_interval(sigma: dict, with_delta: bool = True) -> tuple[sp.Expr, 
     >>> optimality_interval(reduced_costs((1, 2, 3, 4, 7, 8), False)[0], False)
     (1/(e^ε + 1), e^ε/(e^ε + 1))
     """
+    with_delta = check_bool(with_delta, "with_delta")
+    if not isinstance(sigma, Mapping):
+        raise TypeError(f"sigma must map column numbers to reduced costs (reduced_costs' first value), got {sigma!r}")
     lows, ups = [sp.Integer(0)], [sp.Integer(1)]
-    for sj in sigma.values():
-        ex = sp.expand(sp.cancel(sj))
-        num, den = sp.fraction(sp.cancel(ex))
-        sd = sign_everywhere(den, with_delta)
-        beta = sp.expand(num).coeff(pi0)
-        alpha = sp.expand(num).subs(pi0, 0)
-        sb = sign_everywhere(beta, with_delta)
-        if sd is None or sb is None:
+    for j, sj in sigma.items():
+        num, den = sp.fraction(sp.cancel(sp.expand(sp.cancel(expression(sj, "sigma")))))
+        beta, alpha = sp.expand(num).coeff(pi0), sp.expand(num).subs(pi0, 0)
+        try:
+            sd, sb, sa = (sign_everywhere(x, with_delta) for x in (den, beta, alpha))
+        except ValueError as exc:
+            raise ValueError(f"sigma[{j!r}] is not linear in pi0 over rational functions of e^ε: {exc}") from None
+        if sd is None or sb is None or (sb == 0 and sa is None):
             raise ArithmeticError(f"sign of {sj} depends on the parameters")
         if sb == 0:
-            if sign_everywhere(alpha, with_delta) * sd == 1:
+            if sa * sd == 1:
                 return None  # σ_j > 0 for every π0
             continue
         root = sp.factor(-alpha / beta)

@@ -26,7 +26,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LPOptimum", "exact_lp_certificate", "lp_optimum", "lp_residuals", "to_fraction"]
+from dpverify.validation import check_bool, check_elements, check_positive_int
+
+__all__ = ["LPOptimum", "SOLVER_RANGE", "check_solver_range", "exact_lp_certificate", "lp_optimum", "lp_residuals", "rationals",
+           "to_fraction"]
 
 _MAX_EXACT_NNZ = 2_000_000
 
@@ -112,21 +115,72 @@ def to_fraction(v: Any, name: str = "LP data") -> Fraction:
     raise TypeError(f"{name} must be rational, got {v!r} of type {type(v).__name__}")
 
 
+#: Entries beyond this magnitude are refused: the float solvers read them as infinite (HiGHS: 1e20,
+#: and matrix entries above 1e15 are a model error), so no certificate could be found.
+SOLVER_RANGE = 1e15
+
+
+def rationals(v: Any, name: str) -> list[Fraction]:
+    """A vector (a number, a list or a 1-d array) as exact Fractions; errors name ``name``.
+
+    Example
+    -------
+    >>> rationals([1, "1/3", 0.5], "b")
+    [Fraction(1, 1), Fraction(1, 3), Fraction(1, 2)]
+    """
+    if v is None or isinstance(v, (str, bytes, dict)):
+        raise TypeError(f"{name} must be a vector of rationals, got {v!r}")
+    raw = _object_array(v, name)
+    if raw.ndim > 1:
+        raise ValueError(f"{name} must be a vector, got shape {raw.shape}")
+    return [to_fraction(x, name) for x in raw.ravel()]
+
+
+def _object_array(v: Any, name: str) -> np.ndarray:
+    try:
+        raw = np.asarray(v)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a (rectangular) array of rationals: {exc}") from None
+    check_elements(raw, name, itemsize=64)  # a Fraction is about 64 bytes and more
+    return raw if raw.dtype == object else np.asarray(v, dtype=object)
+
+
+def check_solver_range(values, name: str) -> None:
+    """Refuse entries beyond :data:`SOLVER_RANGE` in absolute value (ValueError naming ``name``).
+
+    >>> check_solver_range([1, -2.5], "c")
+    >>> check_solver_range([1e300], "c")
+    Traceback (most recent call last):
+    ...
+    ValueError: c entries must be at most ... in absolute value for the float solver, got 1e+300
+    """
+    big = [v for v in (values if isinstance(values, list) else rationals(values, name)) if abs(v) > SOLVER_RANGE]
+    if big:
+        raise ValueError(f"{name} entries must be at most {SOLVER_RANGE:g} in absolute value for the float solver, "
+                         f"got {float(big[0]):.3g}")
+
+
 def matrix_entries(A: Any, name: str) -> tuple[list[tuple[int, int, Fraction]], tuple[int, int]]:
     """The non-zero entries of a matrix (dense, nested lists, scipy sparse, or {(i, j): v}) as Fractions."""
     if isinstance(A, dict):
+        if not all(isinstance(k, tuple) and len(k) == 2 and all(
+                isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 0 for t in k) for k in A):
+            raise TypeError(f"{name} as a dict must map (row, col) pairs of indices >= 0 to values")
         rows = max((i for i, _ in A), default=-1) + 1
         cols = max((j for _, j in A), default=-1) + 1
-        return [(i, j, to_fraction(v)) for (i, j), v in A.items() if v != 0], (rows, cols)
+        return [(i, j, to_fraction(v, name)) for (i, j), v in A.items() if v != 0], (rows, cols)
     if hasattr(A, "tocoo"):
         coo = A.tocoo()
         if coo.nnz > _MAX_EXACT_NNZ:
             raise ValueError(f"{name} has {coo.nnz} non-zeros; exact verification is limited to {_MAX_EXACT_NNZ}")
-        return [(int(i), int(j), to_fraction(v)) for i, j, v in zip(coo.row, coo.col, coo.data) if v != 0], coo.shape
-    M = np.asarray(A, dtype=object)
+        return [(int(i), int(j), to_fraction(v, name)) for i, j, v in zip(coo.row, coo.col, coo.data) if v != 0], coo.shape
+    if A is None or isinstance(A, (str, bytes)):
+        raise TypeError(f"{name} must be a matrix, got {A!r}")
+    M = _object_array(A, name)
     if M.ndim != 2:
         raise ValueError(f"{name} must be a 2-d matrix, got shape {M.shape}")
-    return [(i, j, to_fraction(M[i, j])) for i in range(M.shape[0]) for j in range(M.shape[1]) if M[i, j] != 0], M.shape
+    return [(i, j, f) for i in range(M.shape[0]) for j in range(M.shape[1])
+            if (f := to_fraction(M[i, j], name)) != 0], M.shape
 
 
 def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, bool]:
@@ -145,13 +199,13 @@ def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, 
     >>> exact_lp_certificate([1, 2], [[1, 1]], [1], {}, [], [0, 1], [F(3, 2)], [])["dual_feasible"]
     False
     """
-    cq = [to_fraction(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    cq = rationals(c, "c")
     n = len(cq)
-    bu = [to_fraction(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
-    be = [to_fraction(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
-    xu = [to_fraction(v) for v in np.ravel(np.asarray(x, dtype=object))]
-    yu = [to_fraction(v) for v in np.ravel(np.asarray(y_ub, dtype=object))] if len(bu) else []
-    ye = [to_fraction(v) for v in np.ravel(np.asarray(y_eq, dtype=object))] if len(be) else []
+    bu = rationals(b_ub, "b_ub") if b_ub is not None else []
+    be = rationals(b_eq, "b_eq") if b_eq is not None else []
+    xu = rationals(x, "x")
+    yu = rationals(y_ub, "y_ub") if len(bu) else []
+    ye = rationals(y_eq, "y_eq") if len(be) else []
     if len(xu) != n or len(yu) != len(bu) or len(ye) != len(be):
         raise ValueError(f"dimensions do not match: c {n}, x {len(xu)}, b_ub {len(bu)}, y_ub {len(yu)}, "
                          f"b_eq {len(be)}, y_eq {len(ye)}")
@@ -201,17 +255,25 @@ class LPOptimum:
                     self.residuals))}
 
 
-def _dense_float(A, m: int, n: int):
+def _dense_float(A, m: int, n: int, name: str, b_name: str):
     import scipy.sparse as sps
 
     if m == 0:
         return sps.csr_matrix((0, n))
-    if isinstance(A, dict):
-        rows, cols, vals = zip(*((i, j, float(to_fraction(v))) for (i, j), v in A.items())) if A else ((), (), ())
-        return sps.csr_matrix((vals, (rows, cols)), shape=(m, n))
-    if hasattr(A, "tocsr"):
-        return A.tocsr().astype(float)
-    return sps.csr_matrix(np.array([[float(to_fraction(v)) for v in row] for row in np.asarray(A, dtype=object)]).reshape(m, n))
+    entries, shape = matrix_entries(A, name)
+    if (isinstance(A, dict) and (shape[0] > m or shape[1] > n)) or (not isinstance(A, dict) and tuple(shape) != (m, n)):
+        raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}: one row per entry of {b_name} "
+                         f"({m}), one column per entry of c ({n})")
+    check_solver_range([v for _, _, v in entries], name)
+    rows, cols, vals = zip(*((i, j, float(v)) for i, j, v in entries)) if entries else ((), (), ())
+    return sps.csr_matrix((vals, (rows, cols)), shape=(m, n))
+
+
+def _why(status: int) -> str:
+    """What a solver's failure says about the data (linprog's status codes)."""
+    return {2: "the constraints A_ub x <= b_ub, A_eq x = b_eq, x >= 0 have no solution",
+            3: "c·x is unbounded on the constraints A_ub x <= b_ub, A_eq x = b_eq, x >= 0"}.get(
+        status, "the solver failed on c, A_ub, b_ub, A_eq, b_eq")
 
 
 def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool = False,
@@ -231,28 +293,26 @@ def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool 
     """
     from scipy.optimize import linprog
 
-    if not isinstance(maximize, bool):
-        raise TypeError(f"maximize must be a bool, got {maximize!r}")
-    if not isinstance(max_denominator, int) or max_denominator < 1:
-        raise ValueError(f"max_denominator must be an integer >= 1, got {max_denominator!r}")
-    cq = [to_fraction(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    maximize = check_bool(maximize, "maximize")
+    max_denominator = check_positive_int(max_denominator, "max_denominator")
+    cq = rationals(c, "c")
     if not cq:
         raise ValueError("c must have at least one entry")
     cmax = cq if maximize else [-v for v in cq]
     n = len(cmax)
-    bu = [to_fraction(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
-    be = [to_fraction(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    bu = rationals(b_ub, "b_ub") if b_ub is not None else []
+    be = rationals(b_eq, "b_eq") if b_eq is not None else []
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
-    Au, Ae = _dense_float(A_ub, len(bu), n), _dense_float(A_eq, len(be), n)
-    if Au.shape != (len(bu), n) or Ae.shape != (len(be), n):
-        raise ValueError(f"A_ub {Au.shape} / A_eq {Ae.shape} do not match c ({n}) and b ({len(bu)}, {len(be)})")
+    for vec, name in ((cq, "c"), (bu, "b_ub"), (be, "b_eq")):
+        check_solver_range(vec, name)
+    Au, Ae = _dense_float(A_ub, len(bu), n, "A_ub", "b_ub"), _dense_float(A_eq, len(be), n, "A_eq", "b_eq")
     cf = np.array([float(v) for v in cmax])
     buf, bef = np.array([float(v) for v in bu]), np.array([float(v) for v in be])
     res = linprog(-cf, A_ub=Au if len(bu) else None, b_ub=buf if len(bu) else None,
                   A_eq=Ae if len(be) else None, b_eq=bef if len(be) else None, bounds=(0, None), method="highs")
     if res.status != 0:
-        raise ValueError(f"the LP has no optimum: {res.message}")
+        raise ValueError(f"the LP has no optimum: {_why(res.status)} ({res.message})")
     x = np.asarray(res.x, dtype=float)
     y_ub = -np.asarray(res.ineqlin.marginals, dtype=float) if len(bu) else np.zeros(0)
     y_eq = -np.asarray(res.eqlin.marginals, dtype=float) if len(be) else np.zeros(0)

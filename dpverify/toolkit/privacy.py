@@ -19,7 +19,9 @@ def finite_mechanism_privacy(P: Any, *, epsilon: Any, delta: Any = 0.0, definiti
     boundary and exceeds it by rounding is ``refuted`` (pass ``atol``, e.g. 1e-12, to accept the
     rounding of a tight mechanism: an explicit relaxation, recorded in the evidence).  The
     evidence carries the worst pair of rows, the worst output set, the required δ with its
-    rounding bound and the decision's method, and the smallest ε that holds
+    rounding bound and the decision's method, the largest row-sum deviation |Σ_j P[i, j] − 1| of the
+    matrix as given (``row_sum_deviation``: rows within m·2⁻⁵¹ of 1 are decided as they are, and a
+    ``holds`` on such rows says so in its summary), and the smallest ε that holds
     (:func:`dpverify.audit.ldp_epsilon`, in floats), placed on the side of the claimed ε that the
     exact decision found.  With ``exact=True`` entries are read as rationals (``"3/4"``) and ε may
     be a sympy expression.
@@ -56,7 +58,10 @@ def finite_mechanism_privacy(P: Any, *, epsilon: Any, delta: Any = 0.0, definiti
             smallest = math.nextafter(eps, math.inf)
         ev["smallest_epsilon"] = smallest
     if r.holds:
-        return Outcome(Verdict.HOLDS, ev, summary=f"every pair of rows satisfies the {definition} (ε, δ) inequality")
+        rows = "" if not r.row_sum_deviation else (
+            f" (for the matrix as given, whose rows sum to 1 only within {r.row_sum_deviation:.3g})")
+        return Outcome(Verdict.HOLDS, ev,
+                       summary=f"every pair of rows satisfies the {definition} (ε, δ) inequality{rows}")
     close = "" if exact or r.method == "float" else (
         f" (decided in exact arithmetic: the float δ {r.required_delta:.6g} is within its rounding bound "
         f"{r.error_bound:.2g} of the claim)")

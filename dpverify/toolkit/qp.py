@@ -19,7 +19,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpverify.toolkit.lp import matrix_entries, to_fraction
+from dpverify.toolkit.lp import check_solver_range, matrix_entries, rationals
+from dpverify.validation import check_budget, check_positive_int
 
 __all__ = ["QPOptimum", "qp_optimum"]
 
@@ -41,13 +42,15 @@ class QPOptimum:
                 "y_eq": list(self.y_eq), "kkt_residual": self.kkt_residual}
 
 
-def _dense(A, m: int, n: int, name: str) -> list[list[Fraction]]:
+def _dense(A, m: int, n: int, name: str, b_name: str = "c") -> list[list[Fraction]]:
     M = [[Fraction(0)] * n for _ in range(m)]
     if m == 0:
         return M
     entries, shape = matrix_entries(A, name)
     if (isinstance(A, dict) and (shape[0] > m or shape[1] > n)) or (not isinstance(A, dict) and tuple(shape) != (m, n)):
-        raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}")
+        raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}: one row per entry of {b_name} "
+                         f"({m}), one column per entry of c ({n})")
+    check_solver_range([v for _, _, v in entries], name)
     for i, j, v in entries:
         M[i][j] = v
     return M
@@ -81,22 +84,24 @@ def qp_optimum(Q, c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, max_denomina
     """
     import cvxpy as cp
 
-    if not isinstance(max_denominator, int) or max_denominator < 1:
-        raise ValueError(f"max_denominator must be an integer >= 1, got {max_denominator!r}")
-    cq = [to_fraction(v) for v in np.ravel(np.asarray(c, dtype=object))]
+    max_denominator = check_positive_int(max_denominator, "max_denominator")
+    cq = rationals(c, "c")
     n = len(cq)
     if n == 0:
         raise ValueError("c must have at least one entry")
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
-    bu = [to_fraction(v) for v in np.ravel(np.asarray(b_ub, dtype=object))] if b_ub is not None else []
-    be = [to_fraction(v) for v in np.ravel(np.asarray(b_eq, dtype=object))] if b_eq is not None else []
+    bu = rationals(b_ub, "b_ub") if b_ub is not None else []
+    be = rationals(b_eq, "b_eq") if b_eq is not None else []
+    for vec, name in ((cq, "c"), (bu, "b_ub"), (be, "b_eq")):
+        check_solver_range(vec, name)
+    check_budget(64.0 * n * (n + len(bu) + len(be)), f"c with {n} entries (dense exact n×n and constraint matrices)")
     Qq = _dense(Q, n, n, "Q")
     if any(Qq[i][j] != Qq[j][i] for i in range(n) for j in range(i)):
         raise ValueError("Q must be symmetric")
     if not _psd(Qq):
         raise ValueError("Q must be positive semidefinite (the QP must be convex)")
-    Au, Ae = _dense(A_ub, len(bu), n, "A_ub"), _dense(A_eq, len(be), n, "A_eq")
+    Au, Ae = _dense(A_ub, len(bu), n, "A_ub", "b_ub"), _dense(A_eq, len(be), n, "A_eq", "b_eq")
     f = lambda M: np.array([[float(v) for v in row] for row in M], dtype=float).reshape(len(M), n)  # noqa: E731
     xv = cp.Variable(n)
     cons = [xv >= 0]
@@ -108,7 +113,8 @@ def qp_optimum(Q, c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, max_denomina
     prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(xv, cp.psd_wrap(Qf)) + np.array([float(v) for v in cq]) @ xv), cons)
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        raise ValueError(f"the QP has no optimum: {prob.status}")
+        raise ValueError(f"the QP has no optimum: {prob.status} (on Q, c and the constraints A_ub x <= b_ub, "
+                         "A_eq x = b_eq, x >= 0)")
     x = np.asarray(xv.value, dtype=float)
     y = np.asarray(cons[1].dual_value, dtype=float).ravel() if bu else np.zeros(0)
     z0 = np.asarray(cons[-1].dual_value, dtype=float).ravel() if be else np.zeros(0)

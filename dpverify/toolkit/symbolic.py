@@ -18,7 +18,7 @@ import sympy as sp
 from dpverify.validation import as_generator, check_positive_int
 from dpverify.claims.model import Outcome, Verdict
 
-__all__ = ["Equality", "check_equal", "derive_and_compare", "symbolic_equal"]
+__all__ = ["Equality", "check_equal", "derive_and_compare", "expression", "symbolic_equal"]
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,38 @@ class Equality:
 
 
 def _assumption_list(assumptions: Any) -> list:
-    if assumptions is True or assumptions is None:
+    if assumptions is None or isinstance(assumptions, (bool, np.bool_)) and bool(assumptions):
         return []
-    if isinstance(assumptions, (list, tuple, set)):
-        return [sp.sympify(a) for a in assumptions]
-    return [sp.sympify(assumptions)]
+    items = list(assumptions) if isinstance(assumptions, (list, tuple, set)) else [assumptions]
+    out = []
+    for a in items:
+        c = a if isinstance(a, sp.Basic) else sp.true if a is True else None
+        if not isinstance(c, sp.logic.boolalg.Boolean):
+            raise TypeError(f"assumptions must be True, a sympy relation (e.g. eps < 1) or a list of them, got {a!r}")
+        out.append(c)
+    return out
+
+
+def expression(x: Any, name: str) -> sp.Expr:
+    """``x`` as a sympy expression: a sympy object, a finite number or text sympy parses; never
+    None, a bool, NaN or an infinity (TypeError/ValueError naming ``name``).
+
+    Example
+    -------
+    >>> expression(0.5, "lhs"), expression("x + 1", "rhs")
+    (0.500000000000000, x + 1)
+    """
+    if x is None or isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a sympy expression or a number, got {x!r}")
+    try:
+        e = sp.sympify(x, strict=not isinstance(x, str))
+    except (sp.SympifyError, TypeError, ValueError, SyntaxError) as exc:
+        raise TypeError(f"{name} must be a sympy expression or a number, got {x!r}: {exc}") from None
+    if not isinstance(e, sp.Expr):
+        raise TypeError(f"{name} must be a sympy expression (not a {type(e).__name__}), got {x!r}")
+    if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        raise ValueError(f"{name} must be finite (no NaN or infinity), got {x!r}")
+    return e
 
 
 def _sample(sym: sp.Symbol, g: np.random.Generator) -> sp.Expr:
@@ -100,9 +127,9 @@ def symbolic_equal(lhs: Any, rhs: Any, *, assumptions: Any = True, trials: int =
     >>> r.equal, sorted(r.counterexample) == ["lhs", "point", "rhs"]
     (False, True)
     """
-    trials = check_positive_int(trials, "trials")
+    trials = check_positive_int(trials, "trials", maximum=100_000)
     g = as_generator(rng)
-    a, b = sp.sympify(lhs), sp.sympify(rhs)
+    a, b = expression(lhs, "lhs"), expression(rhs, "rhs")
     conds = _assumption_list(assumptions)
     d = a - b
     if _zero(d, conds):
@@ -131,8 +158,9 @@ def check_equal(lhs: Any, rhs: Any, *, assumptions: Any = True, what: str = "the
     >>> check_equal(sp.summation(sp.Symbol("k"), (sp.Symbol("k"), 1, n)), n * (n + 1) / 2).verdict.value
     'holds'
     """
+    lhs, rhs = expression(lhs, "lhs"), expression(rhs, "rhs")
     r = symbolic_equal(lhs, rhs, assumptions=assumptions)
-    ev = {"lhs": sp.sympify(lhs), "rhs": sp.sympify(rhs), "difference": r.difference}
+    ev = {"lhs": lhs, "rhs": rhs, "difference": r.difference}
     if r.equal:
         return Outcome(Verdict.HOLDS, ev, summary=f"{what} simplify to the same expression")
     if r.equal is False:
@@ -157,12 +185,13 @@ def derive_and_compare(derived: Any, printed: Any, *, assumptions: Any = True, w
     >>> out.verdict.value, str(out.evidence["corrected"])
     ('erratum', 'log(2)/epsilon')
     """
+    derived, printed = expression(derived, "derived"), expression(printed, "printed")
     r = symbolic_equal(derived, printed, assumptions=assumptions)
-    ev = {"printed": sp.sympify(printed), "derived": sp.sympify(derived)}
+    ev = {"printed": printed, "derived": derived}
     if r.equal:
         return Outcome(Verdict.HOLDS, ev, summary=f"{what} equals the derivation")
     if r.equal is False:
-        return Outcome(Verdict.ERRATUM, {**ev, "corrected": sp.sympify(derived), "counterexample": r.counterexample},
+        return Outcome(Verdict.ERRATUM, {**ev, "corrected": derived, "counterexample": r.counterexample},
                        summary=f"{what} differs from the derivation at {r.counterexample['point']}; "
                                "the corrected formula is the derived one")
     return Outcome(Verdict.INCONCLUSIVE, {**ev, "difference": r.difference},

@@ -157,6 +157,30 @@ def test_library_neighbours_without_a_domain_is_refused():
         Neighbours(shape=(2,), kind="l1", default_domain="yes")
 
 
+def test_values_and_integer_domains_drop_no_candidate_silently():
+    """Random pairs are snapped into a ``values`` or integer domain before ``admits`` (none is generated
+    outside and then discarded), and a domain with no pair of neighbours is refused, naming it."""
+    for kind in ("add_remove", "replace", "linf"):
+        rel = Neighbours(shape=(4,), kind=kind, values=(0, 0.5, 3), n_random=12)
+        for seed in range(5):
+            generated = rel.patterns() + rel.random_pairs(seed)
+            assert all(np.isin(x, rel.values).all() for p in generated for x in p), kind
+            if kind != "linf":  # a linf step snapped to the values may exceed the bound: rightly not admitted
+                assert all(rel.admits(a, b) or np.array_equal(a, b) for a, b in generated), kind
+    assert len(Neighbours(shape=(4,), kind="add_remove", values=(0, 0.5, 3)).candidates(0)) > 2
+    odd = Neighbours(shape=(3,), kind="replace", integer=True, low=0.5, high=2.5)
+    assert all(set(np.unique(x)) <= {1.0, 2.0} for p in odd.candidates(0) for x in p)  # rounding stays inside
+    for kind in ("linf", "l1", "replace"):  # one point, {0}: no two distinct inputs
+        with pytest.raises(ValueError, match=r"no pair of distinct neighbours in its domain, 4 integer entries in "
+                                             r"\[-0\.4, 0\.4\]"):
+            Neighbours(shape=(4,), kind=kind, integer=True, low=-0.4, high=0.4).candidates(0)
+    zeros = Neighbours(shape=(4,), kind="add_remove", integer=True, low=-0.4, high=0.4).candidates(0)
+    assert [(a.tolist(), b.tolist()) for a, b in zeros] == [([0.0] * 4, [0.0] * 3)]  # one record of 0: no -0.0 twin
+    assert not any(np.signbit(x).any() for p in zeros for x in p)
+    with pytest.raises(ValueError, match=r"integer=True with low=0\.2, high=0\.8: no integer lies in \[low, high\]"):
+        Neighbours(shape=(2,), kind="l1", integer=True, low=0.2, high=0.8)
+
+
 def _sweep(seeds: int, samples: int) -> int:
     unit = Neighbours(shape=(5,), kind="replace", low=0, high=1)
     return sum(audit(clipped_sum, epsilon=EPS, pairs=unit, samples=samples, rng=1000 + s,

@@ -270,4 +270,48 @@ def test_cli_full_spends_the_whole_budget(capsys):
     assert main(base + ["--full"]) == 1
     full = json.loads(capsys.readouterr().out)
     assert early["samples_used"] < 20000 and full["samples_used"] >= 0.97 * 20000
-    assert all(st["kind"] != "quick check" for st in full["stages"]) and len(full["stages"]) == 1
+    # one final test (its safe-event companion, at the same split level, is recorded beside it)
+    assert {st["kind"].split(" (")[0] for st in full["stages"]} == {"stage 1"}
+
+
+_ODD = r":x: [red]odd[/] \[y] tail" + "\\"  # an emoji code, markup, an escaped bracket, a trailing backslash
+_ODD_MODULE = (
+    "class Rel:\n"
+    "    default_domain = True\n"
+    "    def candidates(self, rng=None):\n"
+    "        return [(0.0, 1.0), (1.0, 3.0)]\n"
+    f"    def describe_domain(self):\n"
+    f"        return {_ODD!r}\n"
+    "rel = Rel()\n"
+    "def lap(d, rng, n):\n"
+    "    return float(d) + rng.laplace(0.0, 1.0, n)\n")
+
+
+def test_cli_notes_are_printed_exactly(capsys, tmp_path, monkeypatch):
+    """A note holding ':x:', '[red]', '\\[y]' and a trailing backslash (here a relation's domain text)
+    prints as written: no emoji, no markup, no doubled backslash."""
+    (tmp_path / "oddrel.py").write_text(_ODD_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rc = main(["audit", "oddrel:lap", "--search", "oddrel:rel", "--epsilon", "1", "--samples", "2000", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1) and f"domain searched: {_ODD}\n" in out, out
+    assert "\u274c" not in out  # the emoji :x: would be
+
+
+def test_cli_zcdp_search_says_it_audits_the_first_candidate_pair_only(capsys, tmp_path, monkeypatch):
+    """--zcdp with a searched relation audits one pair: the notes and the JSON say which, and do not call
+    the domain searched.  Laplace(1) is 1/2-zCDP, so ρ = 0.6 is not refuted (seeded)."""
+    (tmp_path / "oddrel.py").write_text(_ODD_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    base = ["audit", "oddrel:lap", "--search", "oddrel:rel", "--zcdp", "0.6", "--samples", "20000", "--seed", "1"]
+    assert main(base + ["--json"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert js["pair_choice"] == "first candidate pair only: 0.0 vs 1.0"
+    assert any(n.startswith("first candidate pair only: 0.0 vs 1.0") for n in js["notes"])
+    assert not any(n.startswith("domain searched") for n in js["notes"])
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "first candidate pair only: 0.0 vs 1.0" in out and f"domain (not searched by --zcdp): {_ODD}\n" in out, out
+    assert main(["audit", "oddrel:lap", "--d", "0", "--d-prime", "1", "--zcdp", "0.6", "--samples", "20000",
+                 "--seed", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pair_choice"] == "the pair given"

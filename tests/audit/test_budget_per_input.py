@@ -22,6 +22,7 @@ class Counted:
     def __init__(self, inner):
         self.inner, self.draws = inner, Counter()
         self.name = getattr(inner, "name", "counted")
+        self.ideal_arithmetic = getattr(inner, "ideal_arithmetic", False)  # the suite's: real arithmetic
 
     def sample(self, data, rng, n):
         self.draws[tuple(np.asarray(data, float).ravel().tolist())] += n

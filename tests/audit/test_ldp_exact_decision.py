@@ -277,6 +277,24 @@ def test_row_sum_deviation_is_part_of_the_exact_decision():
     assert not check_ldp(P, 1e-17, 1e-16).holds and check_ldp(P, 1e-17, 1.1e-16).holds
 
 
+def test_a_holds_on_rows_off_one_carries_their_deviation():
+    """Rows accepted within m·2^-51 of 1 are decided as given: the evidence of check_ldp and of
+    finite_mechanism_privacy carries max |Σ_j P_ij − 1| (exact, also below the float spacing at 1)."""
+    off = [[0.75, 0.25 + 2**-52], [0.25, 0.75]]  # row 0 sums to 1 + 2^-52 (0.25 + 2^-52 is a float)
+    r = check_ldp(off, math.log(3) + 1e-9)
+    assert r.holds and r.evidence()["row_sum_deviation"] == 2**-52
+    out = finite_mechanism_privacy(off, epsilon=math.log(3) + 1e-9)
+    assert out.verdict is Verdict.HOLDS and out.evidence["row_sum_deviation"] == 2**-52
+    assert "rows sum to 1 only within 2.22e-16" in out.summary
+    tiny = [[0.5, 0.5 - 2**-53, 2**-53 + 2**-70], [0.5, 0.5 - 2**-53, 2**-53 + 2**-70]]  # float sum: exactly 1.0
+    assert np.sum(tiny, axis=1).tolist() == [1.0, 1.0] and check_ldp(tiny, 0.1).row_sum_deviation == 2**-70
+    exact = [[0.75, 0.25], [0.25, 0.75]]
+    assert check_ldp(exact, 1.2).row_sum_deviation == 0.0
+    clean = finite_mechanism_privacy(exact, epsilon=1.2)
+    assert clean.evidence["row_sum_deviation"] == 0.0 and "only within" not in clean.summary
+    assert check_ldp([["3/4", "1/4"], ["1/4", "3/4"]], 1.2, exact=True).evidence()["row_sum_deviation"] == 0.0
+
+
 # ----------------------------------------------------------------------------- toolkit: verdict and evidence agree
 
 

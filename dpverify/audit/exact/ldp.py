@@ -95,6 +95,10 @@ class LDPResult:
         decided in exact arithmetic) or ``"exact"`` (exact mode).  Each is an exact decision.
     error_bound : float
         Float mode: |required_delta − the exact tight δ| ≤ error_bound (0 in exact mode).
+    row_sum_deviation : float
+        The largest |Σ_j P[i, j] − 1| of the matrix as given and decided (correctly rounded from the
+        exact sums): rows within m·2⁻⁵¹ of 1 are accepted as they are, not renormalised, so a ``holds``
+        is for those rows (0 in exact mode, where rows sum to exactly 1).
     """
 
     holds: bool
@@ -108,6 +112,7 @@ class LDPResult:
     exact: bool
     method: str = "exact"
     error_bound: Any = 0.0
+    row_sum_deviation: float = 0.0
 
     def evidence(self) -> dict:
         """A small JSON-friendly summary (for claims and the CLI)."""
@@ -123,6 +128,7 @@ class LDPResult:
             "exact": self.exact,
             "method": self.method,
             "error_bound": self.error_bound,
+            "row_sum_deviation": self.row_sum_deviation,
         }
 
 
@@ -221,6 +227,16 @@ def check_ldp(
     return _float_result(Pm, eps, dlt, tol, definition)
 
 
+def _row_sum_deviation(P: np.ndarray) -> float:
+    """max_i |Σ_j P[i, j] − 1|, correctly rounded from the exact sums of the float entries (``math.fsum``
+    with −1 among the terms, so a deviation below the float spacing at 1, e.g. 2⁻⁷⁰, is not lost).
+
+    >>> _row_sum_deviation(np.array([[0.5, 0.5 - 2**-53, 2**-53 + 2**-70]])) == 2**-70
+    True
+    """
+    return max(abs(math.fsum([*row.tolist(), -1.0])) for row in np.asarray(P, dtype=float))
+
+
 def _float_result(Pm: np.ndarray, eps: float, dlt: float, atol: float, definition: str) -> LDPResult:
     """:func:`check_ldp`'s certified float decision (:mod:`dpverify.audit.exact.decide`)."""
     if dlt == 0 and atol > 0:  # ratios up to e^(ε + atol): decided exactly at ε + atol
@@ -237,7 +253,7 @@ def _float_result(Pm: np.ndarray, eps: float, dlt: float, atol: float, definitio
         bound = max(bound, req - dlt)
     return LDPResult(holds=d.holds, definition=definition, epsilon=eps, delta=dlt, required_delta=req,
                      rows=d.rows, outputs=d.outputs, violations=d.violations, exact=False, method=d.method,
-                     error_bound=bound)
+                     error_bound=bound, row_sum_deviation=_row_sum_deviation(Pm))
 
 
 def _check_ldp_exact(P: Any, epsilon: Any, delta: Any, definition: str) -> LDPResult:

@@ -162,19 +162,43 @@ def _integer_domain(measurement) -> bool:
     return any(f"T={t}" in text for t in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "isize"))
 
 
+def _declared_domain(measurement) -> tuple:
+    """``(size, low, high)`` of the measurement's input domain, read through OpenDP's API
+    (``VectorDomain.size``, ``AtomDomain.bounds``); None where OpenDP declares none."""
+    domain = measurement.input_domain
+    element = getattr(domain, "element_domain", None) if str(domain).startswith("VectorDomain") else domain
+    try:
+        size, bounds = getattr(domain, "size", None), getattr(element, "bounds", None)
+    except Exception:  # a domain kind without these fields declares neither
+        size, bounds = None, None
+    low, high = (None, None) if bounds is None else (float(bounds[0]), float(bounds[1]))
+    return (None if size is None else int(size)), low, high
+
+
 def _relation_of(measurement, d_in):
-    """The relation of a built Measurement, read from its input domain and metric."""
+    """The relation of a built Measurement, read from its input domain (bounds, size) and metric.
+
+    On a sized vector domain under the symmetric or insert-delete distance two inputs of the same
+    size are at distance 2 or more: one record replaced (``kind="replace"``, distance 2) is what
+    is searched, and ``d_in < 2`` admits no pair (ValueError).  ``default_domain=True`` only where
+    OpenDP declares no bounds."""
     domain, metric = str(measurement.input_domain), str(measurement.input_metric)
-    integer = _integer_domain(measurement)
-    text = f"input distance <= {d_in} ({metric})"
-    if domain.startswith("VectorDomain") and ("L1Distance" in metric or "L2Distance" in metric):
-        return Neighbours(shape=(3,), kind="l1", bound=float(d_in), integer=integer, default_domain=True,
-                          description=text)
-    if domain.startswith("VectorDomain") and ("Symmetric" in metric or "InsertDelete" in metric):
-        return Neighbours(shape=(3,), kind="add_remove", integer=integer, default_domain=True,
-                          description=text)
-    return Neighbours(shape=(), kind="l1", bound=float(d_in), integer=integer, default_domain=True,
-                          description=text)
+    size, low, high = _declared_domain(measurement)
+    common = dict(integer=_integer_domain(measurement), low=low, high=high, default_domain=low is None or high is None,
+                  description=f"input distance <= {d_in} ({metric}) on {domain}")
+    vector = domain.startswith("VectorDomain")
+    shape = (size if size is not None else 3,)
+    if vector and ("L1Distance" in metric or "L2Distance" in metric):
+        return Neighbours(shape=shape, kind="l1", bound=float(d_in), **common)
+    added = "Symmetric" in metric or "InsertDelete" in metric  # one record added or removed: distance 1
+    if vector and (added or "ChangeOne" in metric or "Hamming" in metric):
+        if size is None and added:
+            return Neighbours(shape=shape, kind="add_remove", **common)
+        if float(d_in) < (2 if added else 1):  # one record replaced: distance 2 (added), 1 (changed)
+            raise ValueError(f"d_in={d_in!r} under {metric} on {domain} admits no pair of inputs: one record "
+                             f"replaced is at distance {2 if added else 1}; give d_in >= {2 if added else 1}")
+        return Neighbours(shape=shape, kind="replace", **common)
+    return Neighbours(shape=(), kind="l1", bound=float(d_in), **common)
 
 
 def _claims(measurement, d_in, epsilon):
