@@ -152,7 +152,7 @@ def check_solver_range(values, name: str) -> None:
     >>> check_solver_range([1e300], "c")
     Traceback (most recent call last):
     ...
-    ValueError: c entries must be at most ... in absolute value for the float solver, got 1e+300
+    ValueError: c entries must be at most 1e+15 in absolute value for the float solver, got 1e+300
     """
     big = [v for v in (values if isinstance(values, list) else rationals(values, name)) if abs(v) > SOLVER_RANGE]
     if big:
