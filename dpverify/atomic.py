@@ -19,11 +19,12 @@ Example
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Any, ContextManager, Iterator
 
 __all__ = ["OutputError", "atomic_open", "atomic_write_bytes", "atomic_write_text", "check_output_path"]
 
@@ -31,6 +32,31 @@ __all__ = ["OutputError", "atomic_open", "atomic_write_bytes", "atomic_write_tex
 class OutputError(ValueError):
     """An output path that must not be written: exists (without ``force``), is a
     directory, is one of the inputs, or its parent is not a directory."""
+
+
+def _flag(value: Any, name: str) -> bool:
+    """``True``/``False`` (numpy bools too); the checker of :mod:`dpverify.validation` (which imports numpy)
+    is loaded only to refuse anything else, so a valid call stays free of numpy."""
+    if isinstance(value, bool):
+        return value
+    from dpverify.validation import check_bool
+
+    return check_bool(value, name)
+
+
+def _input_paths(inputs: Any) -> tuple[Path, ...]:
+    """``inputs`` as a tuple of paths: an iterable (not one path) of non-empty ``str``/``os.PathLike``."""
+    if isinstance(inputs, (str, bytes, os.PathLike)) or not hasattr(inputs, "__iter__"):
+        raise TypeError(f"inputs must be a tuple of paths, got {inputs!r} of type {type(inputs).__name__}")
+    out = []
+    for i, src in enumerate(inputs):
+        if isinstance(src, bytes) or not isinstance(src, (str, os.PathLike)):
+            raise TypeError(f"inputs[{i}] must be a path (str or os.PathLike), got {src!r} of type {type(src).__name__}")
+        text = os.fspath(src)
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"inputs[{i}] must be a non-empty path, got {src!r}")
+        out.append(Path(text))
+    return tuple(out)
 
 
 def check_output_path(path: str | os.PathLike, *, force: bool = False,
@@ -55,11 +81,12 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False,
     Raises
     ------
     OutputError
-        (a ``ValueError``) naming ``name`` when the path is a directory, equals one of ``inputs``
-        (same file, after resolving links), exists and ``force`` is false, or its parent is missing
-        or not a directory.
+        (a ``ValueError``) naming ``name`` when the path is empty or a directory, equals one of
+        ``inputs`` (same file, after resolving links), exists and ``force`` is false, or its parent
+        is missing or not a directory.
     TypeError
-        ``path`` is not a path.
+        ``path`` is not a path, ``force`` is not ``True``/``False``, or ``inputs`` is not a
+        tuple of paths (ValueError for an empty one).
 
     Example
     -------
@@ -77,8 +104,8 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False,
     p = Path(path)
     if str(p) == "":
         raise OutputError(f"{name} must be a file path, got ''")
-    for src in inputs:
-        s = Path(src)
+    force = _flag(force, "force")
+    for s in _input_paths(inputs):
         try:
             same = s.exists() and p.exists() and os.path.samefile(s, p)
         except OSError:
@@ -97,11 +124,12 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False,
     return p
 
 
-@contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w", *, force: bool = True,
                 inputs: tuple[str | os.PathLike, ...] = (), name: str = "output",
-                encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
+                encoding: str | None = "utf-8", newline: str | None = None) -> ContextManager[IO]:
     """Open a temporary file beside ``path``; on a clean exit rename it over ``path``.
+
+    Every argument is checked when ``atomic_open`` is called, before the ``with`` block is entered.
 
     Parameters
     ----------
@@ -114,12 +142,13 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, force: bool = True,
     inputs, name
         As in :func:`check_output_path`.
     encoding, newline : optional
-        For text mode, as in :func:`open`.
+        For text mode, as in :func:`open`: ``encoding`` a known codec or None, ``newline`` one of
+        None, ``""``, ``"\\n"``, ``"\\r"``, ``"\\r\\n"``.
 
-    Yields
-    ------
-    file object
-        The temporary file.  On an exception (including ``OSError`` from a full disk) it is
+    Returns
+    -------
+    context manager
+        Entering it gives the temporary file.  On an exception (including ``OSError`` from a full disk) it is
         removed and ``path`` is left as it was.
 
     Example
@@ -138,9 +167,25 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, force: bool = True,
     >>> out.read_text()
     'a,b\\n'
     """
-    if mode not in ("w", "wb"):
+    if not isinstance(mode, str) or mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    if encoding is not None:
+        if not isinstance(encoding, str):
+            raise TypeError(f"encoding must be a codec name or None, got {encoding!r} of type {type(encoding).__name__}")
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise ValueError(f"encoding must be a known codec name, got {encoding!r}") from None
+    if newline is not None and (not isinstance(newline, str) or newline not in ("", "\n", "\r", "\r\n")):
+        raise ValueError(f"newline must be None, '', '\\n', '\\r' or '\\r\\n', got {newline!r}")
     p = check_output_path(path, force=force, inputs=inputs, name=name)
+    return _replacing(p, mode, force=_flag(force, "force"), name=name, encoding=encoding, newline=newline)
+
+
+@contextlib.contextmanager
+def _replacing(p: Path, mode: str, *, force: bool, name: str, encoding: str | None,
+               newline: str | None) -> Iterator[IO]:
+    """The body of :func:`atomic_open`, its arguments checked: the temporary file, renamed over ``p``."""
     parent = p.parent if str(p.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
     try:

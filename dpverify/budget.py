@@ -183,6 +183,10 @@ def check_elements(arr: Any, name: str, *, itemsize: int = 8) -> None:
     ...     print(str(e).split(":")[0])
     pi with 1500000000 entries is too large
     """
+    if isinstance(itemsize, (bool, np.bool_)) or not isinstance(itemsize, (int, np.integer)):
+        raise TypeError(f"itemsize must be an integer number of bytes, got {itemsize!r} of type {type(itemsize).__name__}")
+    if itemsize < 1:
+        raise ValueError(f"itemsize must be >= 1, got {itemsize!r}")
     size = int(getattr(arr, "size", 0) or 0)
     if size * itemsize > 2**20:  # small arrays: nothing to check
         check_budget(size * itemsize, f"{name} with {size} entries")

@@ -11,9 +11,11 @@ Example
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = ["PACKAGE_DIR", "Command", "Paper", "Room"]
 
@@ -27,7 +29,7 @@ class Paper:
     """A paper a room verifies.
 
     ``key`` is its seed id (``"004"``: the file ``004_*.txt`` of the seeds), the id a claim's
-    ``Source.seed`` names.
+    ``Source.seed`` names; ``seed_file`` the name of that file (``""``, the default: not given).
 
     Example
     -------
@@ -120,23 +122,38 @@ class Room:
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise ValueError(f"a room's name must be a Python identifier, got {self.name!r}")
+        for f in ("summary", "package"):
+            if not isinstance(getattr(self, f), str):
+                raise TypeError(f"room {self.name!r}: {f} must be a string, got {getattr(self, f)!r}")
+        if self.path is not None:
+            object.__setattr__(self, "path", _folder(self.path, f"room {self.name!r}: path"))
         for f, kind in (("papers", Paper), ("commands", Command)):
-            items = tuple(getattr(self, f))
+            items = self._tuple(f)
             if any(not isinstance(x, kind) for x in items):
                 raise TypeError(f"room {self.name!r}: {f} must hold {kind.__name__} objects")
             object.__setattr__(self, f, items)
-        gloss = tuple(tuple(g) for g in self.glossary)
-        if any(len(g) != 2 or not all(isinstance(x, str) for x in g) for g in gloss):
-            raise TypeError(f"room {self.name!r}: glossary must hold (word, meaning) string pairs")
-        object.__setattr__(self, "glossary", gloss)
-        ns = (self.name,) if self.namespaces is None else tuple(self.namespaces)
+        gloss = []
+        for g in self._tuple("glossary"):
+            pair = None if isinstance(g, (str, bytes)) or not hasattr(g, "__iter__") else tuple(g)
+            if pair is None or len(pair) != 2 or not all(isinstance(x, str) for x in pair):
+                raise TypeError(f"room {self.name!r}: glossary must hold (word, meaning) string pairs, got {g!r}")
+            gloss.append(pair)
+        object.__setattr__(self, "glossary", tuple(gloss))
+        ns = (self.name,) if self.namespaces is None else self._tuple("namespaces")
         if any(not isinstance(x, str) or not _NAME_RE.match(x) for x in ns):
             raise ValueError(f"room {self.name!r}: namespaces must be Python identifiers, got {ns!r}")
         object.__setattr__(self, "namespaces", ns)
-        acronyms = (self.acronyms,) if isinstance(self.acronyms, str) else tuple(self.acronyms)
+        acronyms = (self.acronyms,) if isinstance(self.acronyms, str) else self._tuple("acronyms")
         if any(not isinstance(a, str) or not re.fullmatch(r"[A-Z][A-Z0-9]*", a) for a in acronyms):
             raise ValueError(f"room {self.name!r}: acronyms must be words in capitals, got {acronyms!r}")
         object.__setattr__(self, "acronyms", acronyms)
+
+    def _tuple(self, f: str) -> tuple:
+        """The field ``f`` (a tuple, list or other iterable, not text) as a tuple; TypeError naming it."""
+        value = getattr(self, f)
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise TypeError(f"room {self.name!r}: {f} must be a tuple, got {value!r} of type {type(value).__name__}")
+        return tuple(value)
 
     @property
     def capital_words(self) -> tuple[str, ...]:
@@ -168,3 +185,14 @@ class Room:
         if (self.path / f"{sub}.py").is_file() or (self.path / sub / "__init__.py").is_file():
             return f"{self.package}.{sub}"
         return None
+
+
+def _folder(value: Any, name: str) -> Path:
+    """A non-empty ``str``/``os.PathLike`` path as a ``Path`` (``''`` would mean the current folder);
+    TypeError/ValueError naming ``name`` otherwise."""
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {value!r} of type {type(value).__name__}")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name} must be a non-empty path, got {value!r}")
+    return Path(text)

@@ -17,25 +17,26 @@ import contextlib
 import sys
 import threading
 import time
-from typing import Callable, Iterator, TextIO
+from typing import Callable, ContextManager, Iterator, TextIO
 
 from dpverify.validation import check_real
 
 __all__ = ["progress"]
 
 
-@contextlib.contextmanager
 def progress(label: str, total: float | None = None, *, stream: TextIO | None | str = "stderr",
-             every: float = 1.0, unit: str = "") -> Iterator[Callable[..., None]]:
+             every: float = 1.0, unit: str = "") -> ContextManager[Callable[..., None]]:
     """Yield ``tick(advance=1, note="", total=None)``; report progress of ``label`` on ``stream``.
+
+    The arguments are checked when ``progress`` is called, before the ``with`` block is entered.
 
     Parameters
     ----------
     label : str
         What is being done, printed first on every line.
     total : float, optional
-        The amount of work, when known; ``total`` given to a tick replaces it.
-    stream : file object, "stderr" or None, optional
+        The amount of work (>= 0), when known; ``total`` given to a tick replaces it.
+    stream : file object (with a ``write`` method), "stderr" or None, optional
         ``"stderr"`` is ``sys.stderr`` as it is at the call; ``None`` reports nothing.  A terminal
         gets a ``rich`` bar, anything else plain lines.
     every : float, optional
@@ -52,7 +53,24 @@ def progress(label: str, total: float | None = None, *, stream: TextIO | None | 
     >>> print(out.getvalue().splitlines()[-1].split(" (")[0])
     draws: 4/4 draws
     """
+    for text, what in ((label, "label"), (unit, "unit")):
+        if not isinstance(text, str):
+            raise TypeError(f"{what} must be a string, got {text!r} of type {type(text).__name__}")
+    if total is not None:
+        check_real(total, "total", nonneg=True)
     check_real(every, "every", nonneg=True)
+    if isinstance(stream, str):
+        if stream != "stderr":
+            raise ValueError(f"stream must be a file object, 'stderr' or None, got {stream!r}")
+    elif stream is not None and not callable(getattr(stream, "write", None)):
+        raise TypeError(f"stream must be a file object, 'stderr' or None, got {stream!r} of type {type(stream).__name__}")
+    return _reporting(label, total, stream, every, unit)
+
+
+@contextlib.contextmanager
+def _reporting(label: str, total: float | None, stream: TextIO | None | str, every: float,
+               unit: str) -> Iterator[Callable[..., None]]:
+    """The body of :func:`progress`, its arguments checked."""
     if stream == "stderr":
         stream = sys.stderr
     if stream is None:

@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 from dpverify.declarations import PACKAGE_DIR, Command, Paper, Room
 
@@ -135,6 +137,36 @@ def _all() -> tuple[Room, ...]:
     return _discover()[0]
 
 
+def _flag(value: Any, name: str) -> bool:
+    """``True``/``False`` (numpy bools too); :mod:`dpverify.validation` (which imports numpy) is loaded
+    only to refuse anything else, so room discovery stays free of numpy."""
+    if isinstance(value, bool):
+        return value
+    from dpverify.validation import check_bool
+
+    return check_bool(value, name)
+
+
+def _path(value: Any, name: str) -> Path:
+    """A non-empty ``str``/``os.PathLike`` path as a ``Path``; TypeError/ValueError naming ``name``."""
+    if isinstance(value, Path):
+        if value.parts:
+            return value
+    elif isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes):
+        text = os.fspath(value)
+        if isinstance(text, str) and text.strip():
+            return Path(text)
+    from dpverify.validation import check_path
+
+    return Path(check_path(value, name))
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {value!r} of type {type(value).__name__}")
+    return value
+
+
 def rooms(*, refresh: bool = False) -> tuple[Room, ...]:
     """Every room: the shipped ones (``dpverify/<room>/room.py``), then the installed ones.
 
@@ -146,7 +178,7 @@ def rooms(*, refresh: bool = False) -> tuple[Room, ...]:
     >>> all(isinstance(r, Room) for r in rooms())
     True
     """
-    if refresh:
+    if _flag(refresh, "refresh"):
         _discover.cache_clear()
     return _all()
 
@@ -162,7 +194,7 @@ def problems(*, refresh: bool = False) -> tuple[tuple[str, str, str], ...]:
     >>> isinstance(problems(), tuple)
     True
     """
-    if refresh:
+    if _flag(refresh, "refresh"):
         _discover.cache_clear()
     return _discover()[1]
 
@@ -186,6 +218,7 @@ def room(name: str, *, refresh: bool = False) -> Room:
     >>> room("continual").package
     'dpverify.continual'
     """
+    _text(name, "name")
     for r in rooms(refresh=refresh):
         if r.name == name:
             return r
@@ -200,7 +233,7 @@ def room_of(claim_id: str) -> Room | None:
     >>> room_of("rr.model2.optimum").name
     'rr'
     """
-    prefix = claim_id.split(".", 1)[0]
+    prefix = _text(claim_id, "claim_id").split(".", 1)[0]
     for r in rooms():
         if prefix in r.namespaces:
             return r
@@ -216,7 +249,7 @@ def is_claims_file(path: str | Path) -> bool:
     >>> [is_claims_file(p) for p in ("a/claims.py", "a/claims/thm5.py", "a/claims/_util.py", "a/fda.py")]
     [True, True, False, False]
     """
-    p = Path(path)
+    p = _path(path, "path")
     if p.suffix != ".py" or p.name == "__init__.py":
         return False
     stem = p.stem
@@ -235,6 +268,8 @@ def claim_module_names(r: Room) -> list[str]:
     >>> any(m.startswith("dpverify.rr.claims") for m in claim_module_names(room("rr")))
     True
     """
+    if not isinstance(r, Room):
+        raise TypeError(f"r must be a dpverify.rooms.Room, got {r!r} of type {type(r).__name__}")
     if r.path is None:
         return [r.package]
     return claims_modules_in(r.package, r.path)
@@ -250,7 +285,9 @@ def claims_modules_in(package: str, folder: str | Path) -> list[str]:
     >>> claims_modules_in("dpverify.rr", room("rr").path) == claim_module_names(room("rr"))
     True
     """
-    folder = Path(folder)
+    if not _text(package, "package").strip():
+        raise ValueError(f"package must be a dotted package name, got {package!r}")
+    folder = _path(folder, "folder")
     out = []
     for f in sorted(folder.rglob("*.py")):
         rel = f.relative_to(folder)
@@ -300,7 +337,10 @@ def proof_name(spec: str) -> str:
     ...
     ValueError: a proof document is named '<room>/<file>.md', got 'rr/../../etc/passwd.md'
     """
-    if not isinstance(spec, str) or ".." in spec or not _PROOF_NAME_RE.match(spec):
+    if not isinstance(spec, str):  # a ValueError, as for any other spelling: a saved report may hold anything
+        raise ValueError(f"spec must be a proof name '<room>/<file>.md' (a string), got {spec!r} "
+                         f"of type {type(spec).__name__}")
+    if ".." in spec or not _PROOF_NAME_RE.match(spec):
         raise ValueError(f"a proof document is named '<room>/<file>.md', got {spec!r}")
     return spec
 
@@ -334,7 +374,7 @@ def proof_path(spec: str, *, root: str | Path | None = None) -> Path | None:
     """
     head, rest = proof_name(spec).split("/", 1)
     if root is not None:
-        folders = [Path(root) / head]
+        folders = [_path(root, "root") / head]
     else:
         folders = [Path(r.path) / "proofs" for r in rooms() if r.name == head and r.path is not None]
         folders.append(PACKAGE_DIR / head / "proofs")

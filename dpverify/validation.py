@@ -28,7 +28,7 @@ __all__ = [
     "check_epsilon", "check_delta", "check_real", "check_positive_int", "check_nonneg_int", "check_probability",
     "check_confidence", "check_probability_vector", "check_counts", "check_row_stochastic", "check_finite_array",
     "as_generator", "MEMORY_BUDGET_BYTES", "memory_budget", "check_budget", "check_size", "check_bool",
-    "WORK_BUDGET_DRAWS", "check_work", "check_elements", "check_path",
+    "WORK_BUDGET_DRAWS", "check_work", "check_elements", "check_path", "check_int_in", "check_generator",
 ]
 
 # the memory and work budgets live in dpverify.budget; they are checked through this module
@@ -372,3 +372,29 @@ def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:
             raise ValueError(f"{name} seed must be >= 0, got {_show(rng)}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"{name} must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
+
+
+def check_int_in(n: Any, name: str, low: int, high: int) -> int:
+    """An integer in [``low``, ``high``] (numpy integers accepted; bools, floats and text refused).
+
+    >>> check_int_in(np.int64(-53), "exponent", -4096, 4096)
+    -53
+    """
+    lo, hi = _as_int(low, "low"), _as_int(high, "high")
+    if lo > hi:
+        raise ValueError(f"low must be <= high, got low={lo}, high={hi}")
+    v = _as_int(n, name)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {_show(n)}")
+    return v
+
+
+def check_generator(rng: Any, name: str = "rng") -> np.random.Generator:
+    """A ``numpy.random.Generator`` itself (TypeError naming ``name`` otherwise; no seed is turned into one).
+
+    >>> type(check_generator(np.random.default_rng(0))).__name__
+    'Generator'
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng

@@ -78,6 +78,44 @@ def _room():
     return room("rr")
 
 
+def _eval_row(method="ppca-dp"):  # NB_D: an evaluation grid's row (a record the library returns)
+    from dpverify.pca.evaluate import EvalRow
+
+    return EvalRow("x", method, 1.0, 1, 5, 0.1, 0.0, 0.75, 0.0, majority_rate=0.75, test_size=4)
+
+
+def _scores_call():  # NB_D: a PPCA fit and its exact scores (sample_from_scores)
+    from dpverify.pca.ppca import fit_ppca
+
+    Xn = np.random.default_rng(0).uniform(size=(20, 3))
+    fit = fit_ppca(Xn, 2)
+    return {"fit": fit, "K": (Xn - fit.mean) @ fit.U_k, "rng": 0}
+
+
+def _svm_call():  # NB_D: a separable training and test set
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    return {"published": X[:20], "y_train": y[:20], "X_test": X[20:], "y_test": y[20:]}
+
+
+def _spec_file():  # NB_D: a SPEC.md with the papers' table
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="dpverify-fuzz-spec-")
+    p = Path(d) / "SPEC.md"
+    p.write_text("| seed file | paper | room |\n|---|---|---|\n| `000.md` | *A paper* — remark | rr |\n")
+    return str(p)
+
+
+def _rr_lp_call():  # NB_D: the RR utility LP and its solver's primal-dual pair
+    from dpverify.rr.lp import ldp_lp, solve_lp
+
+    c, A_ub, b_ub, A_eq, b_eq = ldp_lp([0.2, 0.8], 0.1)
+    sol = solve_lp([0.2, 0.8], 0.1)
+    return {"c": c, "A_ub": A_ub, "b_ub": b_ub, "A_eq": A_eq, "b_eq": b_eq, "x": sol.P.ravel(), "y_ub": sol.y_ub,
+            "y_eq": sol.y_eq}
+
+
 def _certificate():
     from dpverify.rr.lp import Certificate
 
@@ -88,6 +126,12 @@ def _event():
     from dpverify.audit.events import Binner, make_event
 
     return make_event("bins", np.array([True, False, False, False]), Binner(np.arange(3), categorical=True))
+
+
+def _finite_mechanism():
+    from dpverify.audit.controls import FiniteMechanism
+
+    return FiniteMechanism(((0.75, 0.25), (0.25, 0.75)))
 
 
 def _baseline_file():
@@ -109,6 +153,12 @@ def _gauss_mechanism(d, rng, n):
     return rng.normal(float(np.sum(d)), 1.0, n)
 
 
+def _int_relation():
+    from dpverify.mechanisms import Neighbours
+
+    return Neighbours(shape=(2,), kind="replace", low=0, high=2, integer=True)
+
+
 def _suite_law():
     from dpverify.audit.ideal.laws import exact_law
     from dpverify.audit.suite import TruncatedGeometric
@@ -128,6 +178,109 @@ def _matrix_mechanism():
     from dpverify.continual import MatrixMechanism
 
     return MatrixMechanism(np.tril(np.ones((4, 4))), np.eye(4))
+
+
+# NB_B: builders of the continual internals' baselines (issue 26, item 7)
+def _nb_b_inner(y):
+    """A vector map with its input size ``m``: the ``inner`` of trees.prefix_operator."""
+    return 2.0 * y
+
+
+_nb_b_inner.m = 2
+
+
+def _nb_b_coef(h):
+    """A height's coefficient: the ``coef`` of trees.straddle_sum."""
+    return 1.0 / 2.0**h
+
+
+def _nb_b_csr(rows):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(np.array(rows, dtype=float))
+
+
+def _nb_b_method():
+    from dpverify.continual.methods import get_method
+
+    m = get_method("fda")
+    return {"name": "fda-copy", "description": m.description, "expected_mse": m.expected_mse}
+
+
+# NB_A: builders of the audit engine's internals' baselines (issue 26, item 7)
+_G0 = np.random.default_rng(0)
+_NB_A_OUTS = (5.0 + _G0.laplace(size=100), 6.0 + _G0.laplace(size=100))
+_NB_A_VEC = (_G0.normal(1, 1, (200, 2)), _G0.normal(0, 1, (200, 2)))
+
+
+class _StubClient:
+    """Stands in for dask.distributed.Client (submit(fn, pure=...) and scheduler_info)."""
+
+    def scheduler_info(self):
+        return {}
+
+    def submit(self, fn, pure=True):
+        return fn()
+
+
+def _nb_a_report():
+    from dpverify.audit import audit
+
+    geo = lambda d, rng, n: d + rng.geometric(0.7, n) - rng.geometric(0.7, n)  # noqa: E731
+    return audit(geo, epsilon=1.3, pairs=[(0.0, 1.0)], samples=20_000, rng=0)
+
+
+def _nb_a_zcdp():
+    from dpverify.audit.curves import CurveAudit
+    from dpverify.audit.renyi import ZCDPAudit
+
+    return ZCDPAudit(0.5, 0.02, CurveAudit((0.0,), (0.1,), (0.2,), 0.99, 100, 100))
+
+
+def _nb_a_console():
+    import io
+
+    from rich.console import Console
+
+    return Console(file=io.StringIO(), width=200)
+
+
+def _nb_a_plan():
+    from dpverify.audit.plan import make_plan
+
+    return make_plan(_gauss_mechanism, [(0.0, 1.0)], samples=10_000, rng=0, statistic="auto", stop_early=True)
+
+
+def _nb_a_logistic():
+    from dpverify.audit.classifiers import fit_score
+
+    return fit_score(*_NB_A_VEC, "logistic", rng=np.random.default_rng(0))
+
+
+NB_A_REPORT, NB_A_ZCDP, NB_A_CONSOLE = Lazy(_nb_a_report), Lazy(_nb_a_zcdp), Lazy(_nb_a_console)
+
+
+def _optional(package, kwargs):
+    """kwargs when the optional ``package`` imports (imported here, once: the forked calls inherit it), else None."""
+    try:
+        __import__(package)
+    except ImportError:
+        return None
+    if package == "opendp.prelude":
+        __import__("opendp.prelude", fromlist=["x"]).enable_features("contrib")
+    return kwargs
+
+
+def _family():
+    from dpverify.mechanisms.catalogue import families
+
+    f = families()["primitives.laplace_mechanism"]
+    return {"name": f.name, "factory": f.factory, "space": f.space, "pairs": f.pairs}
+
+
+def _exp_minus(e):
+    """δ(ε) = exp(-ε): a valid claimed curve."""
+    return float(np.exp(-e))
 
 
 CLAIM, RESULT, DOC = Lazy(_claim), Lazy(_result), Lazy(_doc)
@@ -246,6 +399,24 @@ OVERRIDES = {
     "dpverify.continual.matrix_ops.row_sq_norms": {"B": np.eye(3)},
     "dpverify.continual.symbolic.h_alpha": {"e": 1, "w": 2},
     "dpverify.continual.symbolic.stationary_alpha": {"e": 1, "w": 2},
+    "dpverify.continual.alg5.coef_counted": {"k": 1, "m": 3, "alpha": Lazy(lambda: __import__("dpverify.continual.alg5", fromlist=["x"]).alpha_table(3))},
+    "dpverify.continual.hdmm.p_identity_objective": {"theta": np.zeros((1, 4)), "W": np.tril(np.ones((4, 4)))},
+    "dpverify.continual.matrix_ops.lu_solve": {"M": Lazy(lambda: _nb_b_csr([[0.0, 1.0], [1.0, 0.0]])), "Y": np.array([[2.0], [3.0]])},
+    "dpverify.continual.matrix_ops.tri_solve": {"T": Lazy(lambda: _nb_b_csr([[2.0, 0.0], [1.0, 1.0]])), "Y": np.array([[2.0], [3.0]]),
+                                                "lower": True},
+    "dpverify.continual.matrix_table.format_table": {"rows": [{"name": "x", "total_mse": 2.0, "max_mse": 1.0, "sensitivity": 1.0,
+                                                               "causal": True}]},
+    "dpverify.continual.methods.ContinualMethod": Lazy(_nb_b_method),  # users build one to register_method it
+    "dpverify.continual.stream_cost.CountingPath": {"items": [0, 1]},
+    "dpverify.continual.streams.draw_run": {"lam": np.array([0.5, 1.0]), "epsilon": 1.0, "noise": "discrete",
+                                            "rng": Lazy(lambda: np.random.default_rng(0))},
+    "dpverify.continual.symbolic.block_recombination": {"B_prev": Lazy(lambda: _nb_b_csr([[1.0]]))},
+    "dpverify.continual.symbolic.block_strategy": {"M_prev": Lazy(lambda: _nb_b_csr([[1.0]]))},
+    "dpverify.continual.symbolic.err_recursion": {"e": 1, "m": 2},
+    "dpverify.continual.trees.prefix_operator": {"n": 2, "inner": _nb_b_inner},
+    "dpverify.continual.trees.straddle_sum": {"n": 4, "coef": _nb_b_coef},
+    "dpverify.continual.weights.dual_bound": {"R": Lazy(lambda: _nb_b_csr(np.eye(2))), "A": Lazy(lambda: _nb_b_csr(np.eye(2))),
+                                              "mu": [2.0, 2.0]},
     "dpverify.audit.intervals.clopper_pearson_lower": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.clopper_pearson_upper": {"k": 3, "n": 10, "alpha": 0.05},
     "dpverify.audit.intervals.poisson_draws": {"n": 1000, "eta": 0.5},
@@ -268,6 +439,18 @@ OVERRIDES = {
                                         "samples": 2000, "confidence": 0.9, "rng": 0},
     "dpverify.audit.api.audit": {"mechanism": _gauss_mechanism, "epsilon": 1.0, "pairs": [(0.0, 1.0)], "samples": 2000,
                                  "rng": 0},
+    # white-box statistics need a mechanism stating its law (law / log_density); words need an event
+    "dpverify.audit.white_box.LawRatio": {"mechanism": Lazy(_finite_mechanism), "d": 0, "d_prime": 1},
+    "dpverify.audit.white_box.LogLikelihoodRatio": {"mechanism": Lazy(lambda: __import__(
+        "dpverify.audit.suite", fromlist=["x"]).Laplace(1.0)), "d": [0.0], "d_prime": [1.0]},
+    "dpverify.audit.white_box.white_box_statistics": {"mechanism": Lazy(_finite_mechanism), "pair": (0, 1),
+                                                      "out": np.zeros(3, dtype=np.int64)},
+    "dpverify.audit.words.event_form": {"event": Lazy(_event)},
+    "dpverify.audit.words.event_words": {"event": Lazy(_event), "subject": "T"},
+    "dpverify.audit.words.intervals_words": {"intervals": [(None, 0.5), (1.0, 2.0)]},
+    "dpverify.selftest.claims.audit_api.audit_rows": {"mechanism": Lazy(lambda: __import__(
+        "dpverify.selftest.rare_event", fromlist=["x"]).RareEvent(1.0)), "seeds": [0], "epsilon": 1.0,
+        "samples": 20_000},
     "dpverify.audit.statistical.epsilon_lower_bound": {"mechanism": _gauss_mechanism, "d": 0.0, "d_prime": 1.0,
                                                        "samples": 2000, "rng": 0},
     "dpverify.audit.curves.audit_delta_curve": {
@@ -276,13 +459,18 @@ OVERRIDES = {
     "dpverify.audit.curves.gaussian_delta_curve": {"sigma": 1.0},
     "dpverify.audit.suite.base.vector_of": {"data": [1.0, 2.0]},
     "dpverify.audit.suite.rappor.murmur3_32": {"data": b"abc", "seed": 0},
+    "dpverify.audit.suite.Case": {"name": "Laplace", "dpsniper": 0.0968, "dpsniper_1e7": 0.0918,  # make: its factory
+                                  "make": Lazy(lambda: __import__("dpverify.audit.suite", fromlist=["x"]).Laplace)},
     "dpverify.budget.check_budget": {"nbytes": 1024, "what": "nbytes"},
     "dpverify.budget.check_work": {"units": 10, "what": "units"},
+    "dpverify.budget.check_elements": {"arr": np.ones(3), "name": "arr"},
     "dpverify.validation.check_confidence": {"c": 0.95, "name": "c"},
     "dpverify.validation.check_bool": {"value": True, "name": "value"},
     "dpverify.validation.check_size": {"size": 3, "name": "size"},
     "dpverify.validation.check_real": {"value": 1.0, "name": "value"},
     "dpverify.validation.check_positive_int": {"n": 3, "name": "n"},
+    "dpverify.validation.check_int_in": {"n": 3, "name": "n", "low": 0, "high": 10},
+    "dpverify.validation.check_generator": {"rng": Lazy(lambda: np.random.default_rng(0)), "name": "rng"},
     "dpverify.validation.check_nonneg_int": {"n": 3, "name": "n"},
     "dpverify.validation.check_probability": {"p": 0.5, "name": "p"},
     "dpverify.claims.baseline.baseline_key": {"claim_id": "rr.x"},
@@ -360,6 +548,14 @@ OVERRIDES = {
     "dpverify.toolkit.erratum.erratum_verdict": {"printed_holds": False, "corrected_holds": True},
     "dpverify.toolkit.lp.lp_optimum": {"c": [1, 2], "A_ub": [[1, 1], [0, 1]], "b_ub": [1, Fraction(2, 3)], "maximize": True},
     "dpverify.toolkit.lp.to_fraction": {"v": 0.5},
+    # NB_D: max x + 2y s.t. x + y <= 1 with its optimal pair (exact data; floats for the residuals)
+    "dpverify.toolkit.lp.rationals": {"v": [1, "1/3", 0.5], "name": "b"},
+    "dpverify.toolkit.lp.exact_lp_certificate": {"c": [1, 2], "A_ub": [[1, 1]], "b_ub": [1], "A_eq": {}, "b_eq": [],
+                                                 "x": [0, 1], "y_ub": [2], "y_eq": []},
+    "dpverify.toolkit.lp.lp_residuals": {"c": np.array([1.0, 2.0]), "A_ub": np.array([[1.0, 1.0]]), "b_ub": np.array([1.0]),
+                                         "A_eq": np.zeros((0, 2)), "b_eq": np.zeros(0), "x": np.array([0.0, 1.0]),
+                                         "y_ub": np.array([2.0]), "y_eq": np.zeros(0)},
+    "dpverify.rr.lp.certify": Lazy(_rr_lp_call),
     "dpverify.toolkit.qp.qp_optimum": {"Q": [[2, 0], [0, 2]], "c": [0, 0], "A_eq": [[1, 2]], "b_eq": [1]},
     "dpverify.toolkit.simulation.simulate_against": {"draw": lambda rng, n: rng.random(n) < 0.25, "expected": 0.25,
                                                      "n": 10_000, "rng": 1},
@@ -374,40 +570,146 @@ OVERRIDES = {
     "dpverify.audit.cli_inputs.parse_shape": {"text": "3"},
     "dpverify.audit.cli_inputs.parse_values": {"text": "0,1,2"},
     "dpverify.audit.cli_inputs.resolve": {"spec": "dpverify.audit.examples:laplace_eps1", "flag": "--mechanism"},
-    "dpverify.audit.dask_backend.dask_executor": None,  # needs a running dask cluster
+    # G4: the relations, the pair search and the audit CLI's inputs (a finite integer domain: the local search applies)
+    "dpverify.mechanisms.domain.check_shape": {"shape": (2, 3)},
+    "dpverify.mechanisms.relations.as_relation": {"relation": [(0.0, 1.0)]},
+    "dpverify.audit.search.domain_text": {"relation": Lazy(_int_relation)},
+    "dpverify.audit.search.candidate_pairs": {"mechanism": _gauss_mechanism, "pairs": Lazy(_int_relation),
+                                              "g": Lazy(lambda: np.random.default_rng(0))},
+    "dpverify.audit.local_search.domain_values": {"relation": Lazy(_int_relation)},
+    "dpverify.audit.local_search.searchable": {"relation": Lazy(_int_relation)},
+    "dpverify.audit.local_search.moves": {"relation": Lazy(_int_relation), "pair": (np.array([1.0, 1.0]), np.array([0.0, 1.0]))},
+    "dpverify.audit.local_search.local_search": Lazy(lambda: {
+        "mechanism": _gauss_mechanism, "relation": _int_relation(), "candidates": _int_relation().candidates(0),
+        "budget": 20_000, "n_eval": 1000, "entropy": 0}),
+    "dpverify.audit.cli_inputs.stated_claim": {"mech": _gauss_mechanism},
+    "dpverify.audit.local_search.LocalSearch": {"pairs": (), "visited": (), "draws": 0, "drawn": ()},  # a record
+    "dpverify.audit.cli_inputs.audit_pairs": {"args": Lazy(lambda: __import__("types").SimpleNamespace(
+        mechanism="m:f", search="replace", shape="2", bound=1.0, low=0.0, high=2.0, integer=True, values=None,
+        default_domain=False, d=None, d_prime=None)), "mech": _gauss_mechanism},
+    "dpverify.audit.dask_backend.dask_executor": {"client": Lazy(_StubClient)},  # a stand-in client (NB_A)
+    # NB_A: the audit engine's internals (chunks, classifiers, controls, float grid, plan, projections,
+    # render, screening, selection, stages)
+    "dpverify.audit.dask_backend.DaskExecutor": {"client": Lazy(_StubClient)},
+    "dpverify.audit.chunks.Progress": {"callback": None, "total": 10},
+    "dpverify.audit.chunks.run_tasks": {"tasks": [lambda: 1, lambda: 2], "executor": None,
+                                        "prog": Lazy(lambda: __import__("dpverify.audit.chunks", fromlist=["x"]).Progress(None, 0)),
+                                        "sizes": [0, 0]},  # zero draws: the progress counter stays put
+    "dpverify.audit.classifiers.FeatureMap": {"width": 2, "flags": np.array([-1000.0]), "discrete": False},
+    "dpverify.audit.classifiers.fit_score": {"out_d": _NB_A_VEC[0], "out_dp": _NB_A_VEC[1], "kind": "logistic",
+                                             "rng": Lazy(lambda: np.random.default_rng(0))},
+    "dpverify.audit.classifiers.sparse_logistic": {"score": Lazy(_nb_a_logistic), "out_d": _NB_A_VEC[0],
+                                                   "out_dp": _NB_A_VEC[1]},
+    "dpverify.audit.controls.standard.FiniteMechanism": {"laws": ((0.75, 0.25), (0.25, 0.75))},
+    "dpverify.audit.controls.standard.HockeyStick": {"laws": ((0.75, 0.25), (0.25, 0.75))},
+    "dpverify.audit.float_grid.FloatReach": {"c0": (5.0,), "c1": (6.0,)},
+    "dpverify.audit.float_grid.centres_of": {"pair": (5.0, 6.0), "out": np.zeros(4)},
+    "dpverify.audit.float_grid.float_statistics": {"pair": (5.0, 6.0), "outs": _NB_A_OUTS},
+    "dpverify.audit.float_grid.is_float_output": {"out": np.array([1.0, 2.5])},
+    "dpverify.audit.plan.make_plan": {"mechanism": _gauss_mechanism, "pairs": [(0.0, 1.0)], "samples": 10_000, "rng": 0,
+                                      "statistic": "auto", "stop_early": True},
+    "dpverify.audit.projections.SignCount": {"medians": np.zeros(2), "flags": np.array([-1000.0])},
+    "dpverify.audit.projections.StateCounts": {"medians": np.zeros(2), "flags": np.array([-1000.0])},
+    "dpverify.audit.projections.fixed_statistics": {"pilot": _G0.laplace(size=(100, 3))},
+    "dpverify.audit.render.audit_json": {"report": NB_A_REPORT, "mechanism": "lap"},
+    "dpverify.audit.render.draws_text": {"report": NB_A_REPORT},
+    "dpverify.audit.render.meaning_text": {"report": NB_A_REPORT, "claimed": 1.3, "verdict": "inconclusive"},
+    "dpverify.audit.render.print_audit": {"console": NB_A_CONSOLE, "report": NB_A_REPORT, "claimed": 1.3,
+                                          "verdict": "inconclusive", "mechanism": "m[red]"},
+    "dpverify.audit.render.print_zcdp": {"console": NB_A_CONSOLE, "result": NB_A_ZCDP, "pair": (0.0, 1.0), "mechanism": "m"},
+    "dpverify.audit.render.stop_text": {"report": NB_A_REPORT},
+    "dpverify.audit.render.zcdp_json": {"result": NB_A_ZCDP, "pair": (0.0, 1.0), "samples": 200, "seconds": 0.1},
+    "dpverify.audit.screening.apply_statistic": {"stat": np.sum, "out": np.ones((2, 2))},
+    "dpverify.audit.screening.fitted_statistics": {"kind": "logistic", "out_d": _NB_A_VEC[0], "out_dp": _NB_A_VEC[1],
+                                                   "g": Lazy(lambda: np.random.default_rng(0))},
+    "dpverify.audit.screening.score_statistic": {"stat": None, "t_sel": [_G0.laplace(0, 1, 4000), _G0.laplace(1, 1, 4000)],
+                                                 "n_est": 4000, "alpha": 0.05, "delta": 0.0},
+    "dpverify.audit.screening.statistic_candidates": {"statistic": "auto", "mechanism": _gauss_mechanism,
+                                                      "pair": (0.0, 1.0), "outs": _NB_A_OUTS, "final": True},
+    "dpverify.audit.selection.count_selection": {"mechanism": _gauss_mechanism, "data": (0.0, 1.0), "n_sel": 2000,
+                                                 "entropy": 7, "stat": None},
+    "dpverify.audit.selection.select_event": {
+        "binner": Lazy(lambda: __import__("dpverify.audit.events", fromlist=["x"]).Binner(np.arange(2), categorical=True)),
+        "counts": [np.array([[300, 200], [300, 200]]), np.array([[200, 300], [200, 300]])], "n_est": 10_000,
+        "alpha": 0.05, "delta": 0.0},
+    "dpverify.audit.stages.AuditRun": {"mechanism": _gauss_mechanism, "plan": Lazy(_nb_a_plan), "claimed": 1.0,
+                                       "delta": 0.0, "alpha": 0.01, "statistic": "auto", "stop_early": True},
     "dpverify.audit.float_grid.reachable": {"x": [0.1, -7.3], "c": 0.5},
-    "dpverify.audit.render.zcdp_json": None,  # needs an audit_zcdp result (covered through the CLI)
     "dpverify.audit.sequential.stage_plan": {"n": 10_000, "alpha": 0.05},
     "dpverify.claims.baseline.load_baseline": {"path": Lazy(lambda: _baseline_file())},
     "dpverify.claims.model.note_sampling": {"kind": "simulation"},
     "dpverify.claims.sources.load_room": {"r": Lazy(_room)},
+    # G2: the claims engine's input checks and the callables that had no baseline
+    "dpverify.claims.checks.check_text": {"value": "rr.x", "name": "claim_id"},
+    "dpverify.claims.checks.check_instance": {"value": CLAIM, "kind": Lazy(lambda: type(CLAIM.value)), "name": "c"},
+    "dpverify.claims.checks.check_items": {"values": Lazy(lambda: [CLAIM.value]), "kind": Lazy(lambda: type(CLAIM.value)),
+                                           "name": "claims"},
+    "dpverify.claims.checks.check_mapping": {"value": {"rr.x": {"verdict": "holds"}}, "name": "entries"},
+    "dpverify.claims.model.label_error": {"c": CLAIM, "outcome": Lazy(lambda: RESULT.value.outcome)},
+    "dpverify.claims.sources.authoring_error": {"exc": Lazy(lambda: ValueError("x"))},
+    "dpverify.claims.sources.load_sources": {"specs": []},
+    "dpverify.claims.store.registered_since": {"before": {}},
+    "dpverify.claims.store.installed_room": {"name": "zzroom", "namespaces": ["zzroom"]},
     "dpverify.claims.sources.module_of_file": {"path": Lazy(lambda: Path(__import__("dpverify").__file__).parent
                                                        / "rr" / "claims" / "binary.py")},
     "dpverify.continual.matrix_ops.as_matrix": {"x": [[1.0, 0.0], [0.0, 1.0]], "name": "x"},
     "dpverify.continual.matrix_ops.dense": {"x": np.eye(2), "name": "x"},
     "dpverify.continual.trees.guard": {"A": Lazy(lambda: __import__("scipy.sparse", fromlist=["x"]).eye(2, format="csr"))},
     "dpverify.continual.trees.tree_levels": {"a": np.array([1.0, 2.0, 3.0, 4.0])},
-    "dpverify.mechanisms.adapters.diffprivlib": None,  # optional package: covered by tests/test_mechanisms.py
-    "dpverify.mechanisms.adapters.opendp": None,  # optional package
+    # NB_C: the optional adapters' cheapest real calls (None, not fuzzed, when the package is not installed)
+    "dpverify.mechanisms.adapters.diffprivlib": Lazy(lambda: _optional("diffprivlib", {
+        "mechanism": "Laplace", "epsilon": 1.0, "sensitivity": 1.0})),
+    "dpverify.mechanisms.adapters.opendp": Lazy(lambda: _optional("opendp.prelude", {"measurement": "laplace", "scale": 1.0})),
+    "dpverify.mechanisms.adapters.common.coerce_all": {"params": {"scale": "2", "T": "float", "prob": 0.75}},
+    "dpverify.mechanisms.adapters.common.missing_package": {"package": "opendp", "extra": "opendp",
+                                                            "exc": Lazy(lambda: ModuleNotFoundError("No module named 'opendp'"))},
+    "dpverify.mechanisms.catalogue.Catalogue": {"fams": Lazy(lambda: {"primitives.laplace_mechanism": __import__(
+        "dpverify.mechanisms.catalogue", fromlist=["x"]).families()["primitives.laplace_mechanism"]})},
+    "dpverify.mechanisms.convert.check_signature": {"function": _gauss_mechanism},
+    "dpverify.mechanisms.families.Call": {"fn": _gauss_mechanism, "kw": ()},
+    "dpverify.mechanisms.families.Family": Lazy(_family),
+    "dpverify.mechanisms.families.finite_sampler": {"law": Lazy(lambda: __import__(
+        "dpverify.mechanisms.families", fromlist=["x"]).MatrixLaw(((0.75, 0.25), (0.25, 0.75))))},
+    "dpverify.mechanisms.privacy.DeltaCurve": {"curve": _exp_minus, "epsilon": 1.0, "point_delta": 0.1},
+    "dpverify.mechanisms.sampling.checked_sample": {"mech": _gauss_mechanism, "data": 0.0,
+                                                    "rng": Lazy(lambda: np.random.default_rng(0)), "n": 3},
     "dpverify.mechanisms.domain.number_text": {"x": 1.5},
     "dpverify.mechanisms.families.Param": {"kind": "float", "low": 0.0, "high": 1.0},
     "dpverify.mechanisms.privacy.claim_of": {"epsilon": 1.0},
-    "dpverify.mechanisms.protocol.Mechanism": None,  # a Protocol: not instantiated
     "dpverify.mechanisms.sampling.call_mechanism": {"mechanism": _gauss_mechanism, "data": 0.0,
                                                     "rng": Lazy(lambda: np.random.default_rng(0)), "n": 3},
     "dpverify.pca.budget.corrected_noise_budget": {"k": 1, "p": 3, "n": 12, "epsilon": 1.0},
-    "dpverify.pca.evaluate.at_majority_rate": None,  # reads an EvalRow (a record)
+    "dpverify.pca.evaluate.at_majority_rate": {"row": Lazy(_eval_row)},  # NB_D: reads an EvalRow (a record)
+    "dpverify.pca.evaluate.svm_accuracy": Lazy(_svm_call),
+    "dpverify.pca.grid.method_table": {"rows": Lazy(lambda: [_eval_row(), _eval_row("ppca")]), "method": "ppca-dp"},
+    "dpverify.pca.ppca.sample_from_scores": Lazy(_scores_call),
     "dpverify.pca.evaluate.evaluate": {"dataset": "magic", "methods": ("ppca",), "ks": (2,), "runs": 1, "svm": False,
                                        "max_rows": 200, "rng": 0},
     "dpverify.pca.noise.check_bounds": {"bounds": _B, "p": 3},
     "dpverify.pca.noise.check_release_size": {"reps": 2, "n": 12, "p": 3},
+    "dpverify.pca.noise.public_normalise": {"X": _X, "lo": np.zeros(3), "hi": np.ones(3)},  # missing baseline (G8)
+    "dpverify.pca.noise.sorted_eigh": {"C": np.diag([1.0, 3.0, 2.0])},  # missing baseline (G8)
+    "dpverify.pca.noise.symmetric_laplace": {"p": 3, "scale": 1.0, "reps": 2,  # missing baseline (G8)
+                                             "g": Lazy(lambda: np.random.default_rng(0))},
+    # seed is a seed file's id text such as "000" (the by-name default seed=0 is a number): missing baseline (G8)
+    "dpverify.continual.claims.errata.printed": {"seed": "000", "excerpt": "Wij=1,i<j"},
     "dpverify.pca.thm3.column_spread": {"mechanism": Lazy(lambda: __import__("dpverify.pca", fromlist=["x"]).PPCADP(1, 1.0)),
                                         "col": 0},
     "dpverify.pca.thm3.output_coordinate": {"mechanism": Lazy(lambda: __import__("dpverify.pca", fromlist=["x"]).PPCADP(1, 1.0))},
     "dpverify.report.document.check_entry": {"c": {"id": "rr.x", "verdict": "holds"}},
     "dpverify.report.document.check_document": {"doc": DOC},
     "dpverify.report.markdown.normpath": {"p": "rr/../rr/a.md"},
-    "dpverify.report.papers.papers_from_spec": None,  # reads the papers' spec file of a checkout
+    "dpverify.report.papers.papers_from_spec": {"path": Lazy(_spec_file)},  # NB_D: a papers' spec file
+    "dpverify.report.entries.claim_html": {"c": Lazy(lambda: DOC.value["claims"][0]), "anchor": "a", "raw_evidence": None,
+                                           "figure": None, "figure_number": 0, "proof_ids": {}},
+    "dpverify.report.figures.figure_caption": {"fig": Lazy(lambda: __import__("matplotlib.figure", fromlist=["x"]).Figure())},
+    "dpverify.report.figures.figure_to_png": {"fig": Lazy(lambda: __import__("matplotlib.figure", fromlist=["x"]).Figure(
+        figsize=(1, 1)))},
+    "dpverify.selftest.audits.audited": {"mech": Lazy(lambda: __import__("dpverify.audit.controls", fromlist=["x"])
+                                                      .LaplaceMechanism(1.0)), "d": 0.0, "dp": 1.0, "epsilon": 1.0,
+                                         "samples": 2000, "seed": 0},
+    "dpverify.survey.derivations.random_channel_pair": {"rnd": 0, "k": 3, "epsilon": 0.5},
+    "dpverify.survey.derivations.random_neighbour_scores": {"rnd": 0, "k": 4, "delta_q": 1.5},
     "dpverify.rooms.room": {"name": "rr"},
     "dpverify.rr.symbolic.optimality_interval": {
         "sigma": Lazy(lambda: __import__("dpverify.rr.symbolic", fromlist=["x"]).reduced_costs((1, 2, 3, 4, 7, 8), False)[0]),
@@ -427,28 +729,84 @@ def _product_law(law0, law1):
     return product_law(law0, law1)
 
 
+def _from_opendp(measurement, *, d_in=None, epsilon=None, **params):
+    from dpverify.mechanisms.adapters.opendp_adapter import from_opendp
+
+    return from_opendp(measurement, d_in=d_in, epsilon=epsilon, **params)
+
+
+def _from_diffprivlib(mechanism, **params):
+    from dpverify.mechanisms.adapters.diffprivlib_adapter import from_diffprivlib
+
+    return from_diffprivlib(mechanism, **params)
+
+
+def _as_mechanism(obj, **params):
+    from dpverify.mechanisms.convert import as_mechanism
+
+    return as_mechanism(obj, **params)
+
+
+def _audited(obj, **params):
+    from dpverify.mechanisms.convert import audited
+
+    return audited(obj, **params)
+
+
+def _sampler(obj):
+    from dpverify.mechanisms.convert import sampler
+
+    return sampler(obj)
+
+
+def _is_mechanism(obj):
+    """``isinstance(obj, Mechanism)``: how the Protocol is used (it has no constructor)."""
+    from dpverify.mechanisms.protocol import Mechanism
+
+    return isinstance(obj, Mechanism)
+
+
 #: Callables fuzzed through a keyword wrapper (positional-only or *args parameters): qual -> (wrapper, kwargs).
 WRAPPED = {"dpverify.primitives.composition.product_law": (_product_law, {"law0": [0.5, 0.5], "law1": [0.25, 0.75]})}
+WRAPPED.update({  # NB_C: positional-only obj/measurement/mechanism; the optional adapters only when installed
+    "dpverify.mechanisms.convert.as_mechanism": (_as_mechanism, {"obj": _gauss_mechanism, "epsilon": 1.0}),
+    "dpverify.mechanisms.convert.audited": (_audited, {"obj": _gauss_mechanism, "epsilon": 1.0, "delta": 0.0}),
+    "dpverify.mechanisms.convert.sampler": (_sampler, {"obj": Lazy(_finite_mechanism)}),
+    "dpverify.mechanisms.protocol.Mechanism": (_is_mechanism, {"obj": Lazy(_finite_mechanism)}),
+    **({"dpverify.mechanisms.adapters.opendp_adapter.from_opendp": (_from_opendp, {
+        "measurement": Lazy(lambda: _optional("opendp.prelude", "laplace")), "scale": 1.0, "d_in": 1})}
+       if __import__("importlib.util", fromlist=["x"]).find_spec("opendp") else {}),
+    **({"dpverify.mechanisms.adapters.diffprivlib_adapter.from_diffprivlib": (_from_diffprivlib, {
+        "mechanism": "Laplace", "epsilon": 1.0, "sensitivity": 1.0})}
+       if __import__("importlib.util", fromlist=["x"]).find_spec("diffprivlib") else {}),
+})
 
 #: Other words an error may name for a parameter (a wrapper's keyword stands for a positional argument).
 ALIASES = {"dpverify.primitives.composition.product_law.law0": ["laws[0]"],
+           # NB_C: the positional-only obj is the mechanism its callers (audit, epsilon_lower_bound) take
+           **{f"dpverify.mechanisms.convert.{f}.obj": ["mechanism"] for f in ("as_mechanism", "audited", "sampler")},
            "dpverify.primitives.composition.product_law.law1": ["laws[1]"]}
 
 #: Parameters whose value is any object by design (renderers of evidence, generic converters).
 ANY_VALUE = {"dpverify.report.compare.flatten_evidence.value", "dpverify.report.values.value_html.value",
              "dpverify.report.values.evidence_table.evidence", "dpverify.claims.drift.flatten_evidence.value",
-             "dpverify.claims.evidence.to_jsonable.value", "dpverify.audit.chunks.readonly.x",
-             "dpverify.mechanisms.adapters.common.coerce.value", "dpverify.mechanisms.sampling.describe_input.data"}
+             "dpverify.claims.evidence.to_jsonable.value", "dpverify.claims.checks.shown.value", "dpverify.audit.chunks.readonly.x",
+             "dpverify.mechanisms.adapters.common.coerce.value", "dpverify.mechanisms.sampling.describe_input.data",
+             "dpverify.mechanisms.domain.check_finite_input.x"}  # any input: only numeric ones are checked
+ANY_VALUE |= {"dpverify.mechanisms.protocol.Mechanism.obj"}  # isinstance(obj, Mechanism) tests any object (NB_C)
+
+# NB_B: check_elements counts any object's logical size (its values are not its business; a scalar has size 1)
+ANY_VALUE |= {"dpverify.budget.check_elements.arr"}
 
 #: Records the library returns (results, certificates, rows, plans, jobs): users read them, they do not
 #: build them, so their constructors are not fuzzed (their methods are, see METHODS).
 RECORDS = {
     "dpverify.audit.curves.CurveAudit", "dpverify.audit.exact.ldp.LDPResult", "dpverify.audit.renyi.RDPAudit",
-    "dpverify.audit.renyi.ZCDPAudit", "dpverify.audit.report.AuditReport", "dpverify.audit.report.Candidate",
+    "dpverify.audit.renyi.ZCDPAudit", "dpverify.audit.report.AuditReport", "dpverify.audit.local_search.LocalSearch", "dpverify.audit.report.Candidate",
     "dpverify.audit.report.Stage", "dpverify.audit.result.AuditResult", "dpverify.audit.screening.Screened",
     "dpverify.audit.selection.Selection", "dpverify.audit.plan.Plan", "dpverify.audit.chunks.ChunkJob",
     "dpverify.audit.chunks.CountBins", "dpverify.audit.chunks.CountEvent", "dpverify.audit.screening.ScreenJob",
-    "dpverify.claims.drift.Change", "dpverify.claims.drift.Comparison", "dpverify.claims.traceability.Row",
+    "dpverify.claims.model.Claim", "dpverify.claims.drift.Change", "dpverify.claims.drift.Comparison", "dpverify.claims.traceability.Row",
     "dpverify.continual.alg5.Alg5Result", "dpverify.continual.experiments.NaiveCrossover",
     "dpverify.continual.experiments.RatioSummary", "dpverify.continual.experiments.StaticComparison",
     "dpverify.continual.experiments.TableRow", "dpverify.continual.hdmm.PIdentityResult",
@@ -461,14 +819,44 @@ RECORDS = {
 
 #: Parameters where None is a documented valid value although their default is not None.
 NONE_OK = {"dpverify.validation.check_size.size"}
+NONE_OK |= {"dpverify.audit.screening.apply_statistic.stat", "dpverify.audit.screening.score_statistic.stat",
+            "dpverify.audit.selection.count_selection.stat"}  # stat=None: the outputs themselves (documented)
+# statistic_candidates only reads the mechanism's stated law and ideal_arithmetic: any object (None too) is valid
+# there (tests/audit/test_leaks.py passes None and a bare object)
+ANY_VALUE |= {"dpverify.audit.screening.statistic_candidates.mechanism"}
+NONE_OK |= {"dpverify.audit.chunks.Progress.callback",  # no callback: progress is only counted (documented)
+            "dpverify.audit.chunks.run_tasks.executor"}  # no executor: the tasks run locally (documented)
 
 #: Callables whose results hold NaN by design (a marker, documented): their results are not judged finite.
-NAN_MARKERS = {"dpverify.continual.fda_optimal.fda_level_shares"}  # NaN marks the levels without a root
+NAN_MARKERS = {"dpverify.continual.fda_optimal.fda_level_shares",  # NaN marks the levels without a root
+               "dpverify.audit.suite.Case"}  # NaN bounds mark a case that is not DP-Sniper's (documented)
+NAN_MARKERS |= {"dpverify.mechanisms.privacy.DeltaCurve"}  # epsilon = inf marks the whole curve claimed (documented)
+NAN_MARKERS |= {"dpverify.audit.classifiers.FeatureMap", "dpverify.audit.projections.SignCount",
+                "dpverify.audit.projections.StateCounts"}  # NaN may be a flag value (VALID below)
+NAN_MARKERS |= {"dpverify.audit.selection.select_event",  # score −inf: no event had enough draws (the whole
+                "dpverify.audit.screening.score_statistic"}  # output space, ε_lb = 0; Selection documents it)
+NAN_MARKERS |= {"dpverify.audit.intervals.poisson_log_ratio_lower"}  # −inf when K_P = 0: no bound (documented, relied on)
 
 #: Hostile labels that are documented valid values of a parameter (qual.param -> labels).
 VALID = {"dpverify.mechanisms.protocol.FunctionMechanism.relation": {"str"},  # free text: the scalar relation
+         "dpverify.audit.suite.Case.dpsniper": {"nan"},  # NaN: no published DP-Sniper bound (documented)
+         "dpverify.audit.suite.Case.dpsniper_1e7": {"nan"},  # NaN: no published DP-Sniper bound (the default)
+         "dpverify.audit.search.searched_relation.pairs": {"str"},  # free text: the default scalar relation (documented)
+         "dpverify.mechanisms.relations.as_relation.relation": {"str"},  # free text: the default scalar relation (documented)
+         "dpverify.audit.search.candidate_pairs.pairs": {"str"},  # free text: the default scalar relation (documented)
          "dpverify.report.values.number_html.v": {"nan", "inf", "-inf"},  # evidence may hold them: shown as is
-         "dpverify.rr.symbolic.sign_everywhere.expr": {"int-for-object"}}  # a number is a constant expression
+         "dpverify.rr.symbolic.sign_everywhere.expr": {"int-for-object"},  # a number is a constant expression
+         "dpverify.declarations.Paper.seed_file": {"empty-path"},  # '' is the default: no seed file named
+         "dpverify.mechanisms.privacy.DeltaCurve.epsilon": {"inf"}}  # inf is the default: the whole curve (NB_C)
+# ±inf and NaN may be flag values (FeatureMap.fit reads them off the outputs; projections._check_flags documents it)
+VALID.update({f"dpverify.audit.{q}.flags": {"nan-in-array"} for q in
+              ("classifiers.FeatureMap", "projections.SignCount", "projections.StateCounts")})
+# NaN output entries are read as flags by the classifiers (tests/audit/test_linear_score.py relies on it)
+VALID.update({f"dpverify.audit.{q}": {"nan-in-array"} for q in
+              ("classifiers.fit_score.out_d", "classifiers.fit_score.out_dp", "classifiers.sparse_logistic.out_d",
+               "classifiers.sparse_logistic.out_dp", "screening.fitted_statistics.out_d",
+               "screening.fitted_statistics.out_dp", "projections.fixed_statistics.pilot")})
+VALID["dpverify.audit.plan.make_plan.pairs"] = {"str"}  # free text: the default scalar relation (as searched_relation)
 
 #: Parameters not fuzzed: the name a validator reports (any text is valid there).
 NOT_FUZZED = {"name", "what"}
@@ -520,7 +908,7 @@ def _good_of(par, qual):
 def baseline(qual: str, obj) -> dict | None:
     """Keyword arguments of a valid call, or None when a parameter has no known valid value."""
     if qual in WRAPPED:
-        return dict(WRAPPED[qual][1])
+        return {k: resolve(x) for k, x in WRAPPED[qual][1].items()}
     if qual in OVERRIDES:
         v = resolve(OVERRIDES[qual])
         return None if not isinstance(v, dict) else {k: resolve(x) for k, x in v.items()}

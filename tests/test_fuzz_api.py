@@ -44,32 +44,10 @@ import fuzz_harness as fh
 ALL_MODULES = sorted(m.name for m in pkgutil.walk_packages(dpverify.__path__, "dpverify."))
 SKIP_MODULES = ("dpverify.__main__", "dpverify.cli", "dpverify.proofdocs")
 
-#: Modules with known failures whose fixes belong to other owners (issue 26): the default run
-#: samples every other module and requires 0 failures there; the full sweep prints these.
-PENDING = (
-    # H2a (claims engine, pca noise/corrected)
-    "dpverify.claims.model", "dpverify.claims.registry", "dpverify.claims.runner", "dpverify.claims.store",
-    "dpverify.pca.corrected", "dpverify.pca.noise", "dpverify.toolkit.simulation",
-    # H2b (selftest, elders)
-    "dpverify.continual.elders", "dpverify.continual.elders_tree", "dpverify.selftest.claims.audit_api",
-    "dpverify.selftest.controls", "dpverify.selftest.mechanisms",
-    # H3a (relations, the domain split from them, search)
-    "dpverify.audit.search", "dpverify.mechanisms.domain", "dpverify.mechanisms.relations",
-    # H3b (events, api)
-    "dpverify.audit.api", "dpverify.audit.events",
-    # H4 (screening, curves, projections, statistical, float controls)
-    "dpverify.audit.controls.floating_point", "dpverify.audit.curves", "dpverify.audit.projections",
-    "dpverify.audit.float_grid", "dpverify.audit.screening", "dpverify.audit.statistical",
-    # H5 (claim sources)
-    "dpverify.claims.sources",
-    # no owner in phase 1 (the lead routes them)
-    "dpverify.atomic", "dpverify.audit.chunks", "dpverify.audit.cli_inputs", "dpverify.audit.controls.vector",
-    "dpverify.audit.intervals", "dpverify.audit.renyi", "dpverify.audit.sequential", "dpverify.audit.suite.base", "dpverify.audit.suite.geometric",
-    "dpverify.audit.suite.median", "dpverify.audit.suite.noise", "dpverify.audit.suite.rappor",
-    "dpverify.audit.suite.svt", "dpverify.audit.white_box", "dpverify.audit.words", "dpverify.claims.baseline",
-    "dpverify.claims.drift", "dpverify.claims.seeds", "dpverify.claims.traceability",
-    "dpverify.continual.claims.errata", "dpverify.declarations", "dpverify.progress", "dpverify.rooms",
-)
+#: Modules with known failures whose fixes are still owed: the default run samples every other module
+#: and requires 0 failures there; the full sweep prints these.  Empty since issue 26 closed: a module
+#: goes here only with a note saying who fixes it.
+PENDING: tuple[str, ...] = ()
 
 
 def _public_module(name: str) -> bool:

@@ -410,7 +410,7 @@ def test_as_mechanism_takes_a_family_and_a_suite_case():
 
 
 def test_relations_name_the_bad_parameter_and_value():
-    with pytest.raises(TypeError, match=r"pairs must be a relation object .* got 42 \(int\)"):
+    with pytest.raises(TypeError, match=r"pairs must be a list of \(d, d_prime\) pairs, a relation .* got 42 \(int\)"):
         audit(as_mechanism(_lap, epsilon=1.0), epsilon=1.0, pairs=42, samples=1000)
     with pytest.raises(TypeError, match=r"pairs must be a non-empty sequence of \(d, d_prime\) pairs, got 42 \(int\)"):
         Pairs(42)

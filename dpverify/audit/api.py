@@ -40,20 +40,28 @@ Example
 
 from __future__ import annotations
 
+import itertools
 import time
 
-from dpverify.validation import check_confidence, check_delta, check_epsilon, check_positive_int
+import numpy as np
+
+from dpverify.validation import (check_bool, check_confidence, check_delta, check_elements, check_epsilon,
+                                 check_positive_int)
 from dpverify.audit.plan import make_plan
 from dpverify.audit.report import AuditReport
+from dpverify.audit.screening import STATISTICS
 from dpverify.audit.stages import AuditRun
 from dpverify.claims.model import note_sampling
 from dpverify.mechanisms.convert import audited
+from dpverify.mechanisms.domain import check_finite_input
 from dpverify.proofdocs import proven
 
 __all__ = ["STATISTICS", "audit"]
 
-STATISTICS = ("auto", "classifier", "pattern", "offgrid")
 MAX_SAMPLES = 10**10
+#: Pairs given explicitly: each is screened (its own statistics, ≥ 500 draws per input and round), so a
+#: longer list is refused up front rather than run for hours.
+MAX_PAIRS = 10_000
 
 
 @proven("audit/selection.md")
@@ -67,7 +75,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     mechanism : callable ``mechanism(data, rng, n)`` or object with ``sample(data, rng, n)`` (optionally
         ``relation``, ``log_density(data, outputs)``)
     epsilon, delta : the claim audited (keyword-only)
-    pairs : list of (d, d′), a relation with ``candidates(rng)``, or None (the mechanism's ``relation``)
+    pairs : list of (d, d′) (at most ``MAX_PAIRS``; numeric inputs finite) or an array of shape (k, 2, ...), a
+        relation with ``candidates(rng)``, or None (the mechanism's ``relation``)
     samples : the budget of draws per input — no input is drawn more often (save the floors of tiny
         budgets: 500 draws per pair and screening round, 2,000 for the final audit).  Screening spends
         35 % of it over all the pairs and rounds together (an input shared by several pairs is charged
@@ -108,6 +117,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     claimed, delta, samples, conf = _checked(mechanism, epsilon=epsilon, delta=delta, samples=samples,
                                              confidence=confidence, statistic=statistic, force=force,
                                              executor=executor)
+    stop_early = check_bool(stop_early, "stop_early")
+    pairs = _checked_pairs(pairs)
     mechanism = audited(mechanism, epsilon=claimed, delta=delta)  # one protocol for every entry point
     plan = make_plan(mechanism, pairs, samples=samples, rng=rng, statistic=statistic, stop_early=stop_early,
                      alpha=1.0 - conf, delta=delta)
@@ -131,6 +142,7 @@ def _checked(mechanism, *, epsilon, delta, samples, confidence, statistic, force
     """The audit's arguments, validated: (ε, δ, samples, confidence)."""
     claimed = check_epsilon(epsilon)
     delta = check_delta(delta)
+    force = check_bool(force, "force")
     samples = check_positive_int(samples, "samples")
     if samples > MAX_SAMPLES and not force:
         raise ValueError(f"samples={samples} exceeds 10^10 draws per input; pass force=True to run it anyway")
@@ -144,3 +156,37 @@ def _checked(mechanism, *, epsilon, delta, samples, confidence, statistic, force
     if executor is not None and not hasattr(executor, "submit"):
         raise TypeError(f"executor must have a submit() method, got {type(executor).__name__}")
     return claimed, delta, samples, conf
+
+
+def _checked_pairs(pairs):
+    """``pairs`` as :func:`audit` takes it: None, a relation (``candidates()``) as is, a list of (d, d′)
+    checked (at most ``MAX_PAIRS``, numeric inputs finite), or an array of shape (k, 2, ...) as k pairs.
+
+    >>> _checked_pairs(np.array([[0.0, 1.0]]))
+    [(0.0, 1.0)]
+    """
+    if pairs is None or hasattr(pairs, "candidates"):
+        return pairs
+    if isinstance(pairs, (str, bytes)):
+        raise TypeError(f"pairs must be a list of (d, d_prime) pairs, a relation with candidates() or None, got "
+                        f"{pairs!r} (text: pass a relation object, e.g. Neighbours(...), to state one)")
+    if isinstance(pairs, np.ndarray):
+        check_elements(pairs, "pairs")
+        if pairs.ndim < 2 or pairs.shape[1] != 2:
+            raise ValueError(f"pairs given as an array must have shape (k, 2, ...): k pairs (d, d_prime), got "
+                             f"shape {pairs.shape}")
+        pairs = [tuple(p) for p in pairs.tolist()] if pairs.ndim == 2 else [(p[0], p[1]) for p in pairs]
+    elif not hasattr(pairs, "__iter__"):
+        raise TypeError(f"pairs must be a list of (d, d_prime) pairs, a relation with candidates() or None, got "
+                        f"{pairs!r} ({type(pairs).__name__})")
+    elif not isinstance(pairs, (list, tuple)):
+        pairs = list(itertools.islice(pairs, MAX_PAIRS + 1))
+    if len(pairs) > MAX_PAIRS:
+        raise ValueError(f"pairs holds {len(pairs)} pairs, more than the {MAX_PAIRS} an audit screens; give fewer "
+                         "pairs or a relation with candidates()")
+    for i, p in enumerate(pairs):
+        if not isinstance(p, (tuple, list)) or len(p) != 2:
+            raise ValueError(f"pairs must hold (d, d_prime) pairs, got {p!r} at pairs[{i}]")
+        for j, x in enumerate(p):
+            check_finite_input(x, f"pairs[{i}][{j}]")
+    return pairs

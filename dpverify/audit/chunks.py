@@ -21,6 +21,7 @@ import numpy as np
 
 from dpverify.audit.errors import MechanismError, call_mechanism
 from dpverify.audit.events import Binner
+from dpverify.validation import check_budget, check_nonneg_int, check_positive_int
 
 DEFAULT_CHUNK = 1 << 19  # draws per chunk unless a caller says otherwise: memory stays O(chunk)
 
@@ -152,6 +153,9 @@ class Progress:
     """
 
     def __init__(self, callback, total: int):
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable as callback(done, total) or None, got {type(callback).__name__}")
+        check_nonneg_int(total, "total")
         self.callback, self.total, self.done = callback, total, [0]
 
     def add(self, m: int) -> None:
@@ -167,6 +171,20 @@ def run_tasks(tasks: list, executor, prog: Progress, sizes: list[int]):
     >>> run_tasks([lambda: 1, lambda: 2], None, Progress(None, 0), [5, 5])
     [1, 2]
     """
+    if not isinstance(tasks, (list, tuple)) or not all(callable(t) for t in tasks):
+        raise TypeError(f"tasks must be a list of callables, got {type(tasks).__name__}"
+                        + ("" if not isinstance(tasks, (list, tuple)) else " holding a non-callable"))
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must have submit(task) (an Executor or a dask Client) or be None, got "
+                        f"{type(executor).__name__}")
+    if not isinstance(prog, Progress):
+        raise TypeError(f"prog must be a Progress, got {type(prog).__name__}")
+    seq = isinstance(sizes, (list, tuple)) or isinstance(sizes, np.ndarray) and sizes.ndim == 1
+    if not seq or len(sizes) != len(tasks):
+        raise ValueError(f"sizes must be a list with one draw count per task of tasks ({len(tasks)}), got "
+                         f"{type(sizes).__name__}" + (f" of length {len(sizes)}" if seq else ""))
+    for m in sizes:
+        check_nonneg_int(m, "sizes")
     results = []
     if executor is None:
         for task, m in zip(tasks, sizes):
@@ -183,10 +201,16 @@ def run_tasks(tasks: list, executor, prog: Progress, sizes: list[int]):
 def chunk_sizes(n: int, chunk: int) -> list[int]:
     """``n`` draws cut into chunks of at most ``chunk``.
 
+    A list of chunks beyond the memory budget is refused.  The number of draws itself is the
+    caller's budget (``audit`` bounds ``samples`` and names it), not this helper's.
+
     >>> chunk_sizes(10, 4), chunk_sizes(8, 4)
     ([4, 4, 2], [4, 4])
     """
+    n = check_nonneg_int(n, "n")
+    chunk = check_positive_int(chunk, "chunk")
     k, r = divmod(n, chunk)
+    check_budget(8 * (k + 1), f"n = {n} in chunks of {chunk}")  # one list entry per chunk
     return [chunk] * k + ([r] if r else [])
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from scipy import special
 
 from dpverify.audit.white_box import LogLikelihoodRatio  # re-exported: it lived here before issue 26
+from dpverify.validation import check_generator
 
 __all__ = ["FeatureMap", "LogLikelihoodRatio", "fit_score", "sparse_logistic"]
 
@@ -111,6 +112,24 @@ def fit_classifier(out_d: np.ndarray, out_dp: np.ndarray) -> _LinearScore:
 
 
 
+def check_outputs(x, name: str, *, finite: bool = True) -> np.ndarray:
+    """Outputs of a mechanism as a non-empty numeric array (rows = outputs), finite unless ``finite=False``
+    (the classifiers read NaN entries as flags): refused by name otherwise."""
+    from dpverify.validation import check_elements
+
+    if isinstance(x, (str, bytes)) or not isinstance(x, (np.ndarray, list, tuple)):
+        raise TypeError(f"{name} must be an array of outputs, got {type(x).__name__}")
+    check_elements(x, name)
+    a = x if isinstance(x, np.ndarray) else np.asarray(x)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a numeric array of outputs, got dtype {a.dtype}")
+    if a.ndim == 0 or len(a) == 0:
+        raise ValueError(f"{name} must hold at least one output, got shape {a.shape}")
+    if finite and a.dtype.kind == "f" and not np.isfinite(a).all():
+        raise ValueError(f"{name} must be finite, got a NaN or infinite output")
+    return a
+
+
 @dataclass(frozen=True, eq=False)
 class FeatureMap:
     """Features of flattened vector outputs: raw (flags → NaN), sorted, flag counts, first flag index.
@@ -125,6 +144,16 @@ class FeatureMap:
     width: int
     flags: np.ndarray
     discrete: bool = False
+
+    def __post_init__(self):
+        from dpverify.validation import check_bool, check_positive_int
+
+        check_positive_int(self.width, "width")
+        if not isinstance(self.flags, np.ndarray):
+            raise TypeError(f"flags must be a numpy array of flag values, got {type(self.flags).__name__}")
+        if self.flags.ndim != 1 or self.flags.dtype.kind not in "iuf":  # ±inf and NaN may be flags
+            raise ValueError(f"flags must be a 1-D array of numbers, got shape {self.flags.shape}, dtype {self.flags.dtype}")
+        check_bool(self.discrete, "discrete")
 
     @classmethod
     def fit(cls, outputs) -> "FeatureMap":
@@ -238,6 +267,12 @@ def fit_score(out_d, out_dp, kind: str, *, rng: np.random.Generator) -> _ModelSc
     from sklearn.preprocessing import StandardScaler
     from threadpoolctl import threadpool_limits
 
+    out_d, out_dp = check_outputs(out_d, "out_d", finite=False), check_outputs(out_dp, "out_dp", finite=False)
+    if out_d.shape[1:] != out_dp.shape[1:]:
+        raise ValueError(f"out_d and out_dp must hold outputs of one shape, got {out_d.shape[1:]} and {out_dp.shape[1:]}")
+    if kind not in ("logistic", "boosting"):
+        raise ValueError(f"kind must be 'logistic' or 'boosting', got {kind!r}")
+    check_generator(rng, "rng")
     fm = FeatureMap.fit(np.concatenate([out_d[:2000], out_dp[:2000]]))
     features = fm.linear if kind == "logistic" else fm
     x = np.vstack([features(out_d), features(out_dp)])
@@ -292,19 +327,27 @@ def sparse_logistic(score: _ModelScore, out_d, out_dp) -> _ModelScore | None:
     if not isinstance(score, _ModelScore) or score.name != "logistic":
         raise ValueError(f"score must be a fitted logistic score (fit_score(..., 'logistic')), got "
                          f"{getattr(score, 'name', type(score).__name__)!r}")
+    out_d, out_dp = check_outputs(out_d, "out_d", finite=False), check_outputs(out_dp, "out_dp", finite=False)
     for nm, out in (("out_d", out_d), ("out_dp", out_dp)):
-        if len(out) == 0:
-            raise ValueError(f"{nm} must hold the training outputs, got an empty array")
+        if int(np.prod(out.shape[1:], dtype=np.int64)) != score.features.width:
+            raise ValueError(f"{nm} must hold outputs of width {score.features.width} (the fitted model's), "
+                             f"got shape {out.shape}")
     scaler, lr = score.model[0], score.model[-1]
     n_fit = len(out_d) + len(out_dp)
     half = _WALD_ROWS // 2
     with threadpool_limits(1):  # one thread: as in fit_score, and the same rounding in every process
         z = scaler.transform(np.vstack([score.features.linear(out_d[:half]), score.features.linear(out_dp[:half])]))
+        if not np.isfinite(z).all() or float(np.max(np.abs(z), initial=0.0)) > 1e150 / math.sqrt(len(z) + 1):
+            raise ValueError("out_d and out_dp must be small enough for the model's standardised features to stay "
+                             "finite, got outputs that overflow them")
         eta = z @ lr.coef_[0] + lr.intercept_[0]  # the fitted linear predictor
         # the intercept first, then the features independent of it and of each other (on these rows)
         full = np.hstack([np.ones((len(z), 1)), z])
         cols = _independent(full)
         design = full[:, cols]
+        if not np.isfinite(eta).all():
+            raise ValueError("out_d and out_dp must be small enough for the model's linear predictor to stay "
+                             "finite, got outputs that overflow it")
         v = np.linalg.lstsq(design, eta, rcond=None)[0]  # the same predictor over the independent columns
         p = special.expit(design @ v)
         info = (design * (p * (1.0 - p))[:, None]).T @ design * (n_fit / len(z))  # Fisher information, n_fit rows

@@ -19,7 +19,7 @@ Example
 >>> from types import SimpleNamespace as NS
 >>> args = NS(mechanism="m:f", search="replace", shape="5", bound=1.0, low=0.0, high=1.0, integer=False,
 ...           values=None, default_domain=False, d=None, d_prime=None)
->>> audit_pairs(args, None).describe_domain()
+>>> audit_pairs(args, lambda d, rng, n: rng.random(n)).describe_domain()
 '5 real entries in [0, 1]'
 """
 
@@ -49,6 +49,10 @@ def resolve(spec: str, flag: str):
     >>> resolve("dpverify.mechanisms:Neighbours", "--search").__name__
     'Neighbours'
     """
+    if not isinstance(flag, str):
+        raise TypeError(f"flag must be text (the option named in messages, e.g. '--search'), got {flag!r}")
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be text MODULE:NAME (the value of {flag}), got {spec!r}")
     if ":" not in spec:
         raise ValueError(f"{flag} must be MODULE:NAME, got {spec!r}")
     mod_name, attr = spec.split(":", 1)
@@ -71,37 +75,54 @@ def literal(text: str):
     >>> literal("[1, 2]"), literal("abc")
     ([1, 2], 'abc')
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string (a literal to read), got {text!r} ({type(text).__name__})")
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return text
 
 
-def parse_shape(text: str) -> tuple:
-    """``--shape``: ``10`` or ``(2,5)``; ValueError naming ``--shape`` otherwise.
+def parse_shape(text: str, name: str = "--shape") -> tuple:
+    """``--shape``: ``10`` or ``(2,5)``; ValueError naming ``name`` (the option) otherwise.
 
     >>> parse_shape("5"), parse_shape("(2, 5)")
     ((5,), (2, 5))
     """
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be text such as 10 or (2,5), got {text!r} ({type(text).__name__})")
     v = literal(text)
     v = (v,) if isinstance(v, int) else v
     if not isinstance(v, tuple | list) or not v or not all(isinstance(s, int) and s > 0 for s in v):
-        raise ValueError(f"--shape must be positive integers such as 10 or (2,5), got {text!r}")
+        raise ValueError(f"{name} must be positive integers such as 10 or (2,5), got {text!r}")
     return tuple(v)
 
 
-def parse_values(text: str) -> tuple:
-    """``--values``: numbers separated by commas (``0,1,2`` or ``[0, 1, 2]``), at least two distinct.
+def parse_values(text: str, name: str = "--values") -> tuple:
+    """``--values``: numbers separated by commas (``0,1,2`` or ``[0, 1, 2]``), at least two distinct;
+    ValueError naming ``name`` (the option) otherwise.
 
     >>> parse_values("0,1,2"), parse_values("[0.5, 1]")
     ((0, 1, 2), (0.5, 1))
     """
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be text such as 0,1,2, got {text!r} ({type(text).__name__})")
     v = literal(text if text.strip().startswith(("[", "(")) else f"[{text}]")
-    ok = isinstance(v, (list, tuple)) and len(set(v)) >= 2 and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)
+    ok = isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) and not isinstance(x, bool) and (
+        isinstance(x, int) or math.isfinite(x)) for x in v) and len(set(v)) >= 2
     if not ok:
-        raise ValueError(f"--values must be at least two distinct numbers such as 0,1,2, got {text!r}")
+        raise ValueError(f"{name} must be at least two distinct numbers such as 0,1,2, got {text!r}")
     return tuple(v)
+
+
+_ARGS = ("mechanism", "search", "shape", "bound", "low", "high", "integer", "values", "default_domain", "d", "d_prime")
+
+
+def _check_mechanism(mech, name: str) -> None:
+    """A mechanism: a callable or an object with ``sample``; TypeError naming ``name`` otherwise."""
+    if not (callable(mech) or hasattr(mech, "sample")):
+        raise TypeError(f"{name} must be a mechanism (a callable or an object with sample()), got {mech!r} "
+                        f"({type(mech).__name__})")
 
 
 def _flags(args) -> list[str]:
@@ -154,10 +175,15 @@ def audit_pairs(args, mech):
     >>> from types import SimpleNamespace as NS
     >>> args = NS(d=None, d_prime=None, search="l1", shape="3", bound=1.0, low=0.0, high=1.0, integer=False,
     ...           values=None, default_domain=False, mechanism="m:f")
-    >>> rel = audit_pairs(args, None)
+    >>> rel = audit_pairs(args, lambda d, rng, n: rng.random(n))
     >>> rel.shape, rel.low, rel.high
     ((3,), 0.0, 1.0)
     """
+    missing = [f for f in _ARGS if not hasattr(args, f)]
+    if missing:
+        raise TypeError(f"args must be the parsed options of dpverify audit, got {args!r} ({type(args).__name__}), "
+                        f"which has no {', '.join(missing)}")
+    _check_mechanism(mech, "mech")
     given = _flags(args)
     if args.search and (args.d is not None or args.d_prime is not None):
         raise ValueError("give either --d/--d-prime or --search, not both")
@@ -199,6 +225,7 @@ def stated_claim(mech) -> tuple | None:
     """
     from dpverify.mechanisms.convert import as_mechanism
 
+    _check_mechanism(mech, "mech")
     try:
         m = as_mechanism(mech)
     except (TypeError, ValueError):

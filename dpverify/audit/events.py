@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from dpverify.audit.words import event_form, event_words, number_text
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_bool, check_elements, check_positive_int
 
 __all__ = ["Event", "PatternCode"]
 
@@ -72,20 +72,22 @@ class PatternCode:
     categorical: ClassVar[bool] = True
 
     def __post_init__(self):
-        for name in ("low", "high"):
-            v = getattr(self, name)
+        for name, v in (("low", self.low), ("high", self.high)):
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
                 raise TypeError(f"{name} must be an integer, got {v!r}")
         if self.low > self.high:
             raise ValueError(f"low must be <= high, got low={self.low}, high={self.high}")
-        if not isinstance(self.clip, bool):
-            raise TypeError(f"clip must be a bool, got {self.clip!r}")
+        object.__setattr__(self, "clip", check_bool(self.clip, "clip"))  # np.bool_ too, kept as a bool
         if not isinstance(self.columns, tuple) or not all(
                 isinstance(j, (int, np.integer)) and not isinstance(j, bool) and j >= 0 for j in self.columns):
             raise ValueError(f"columns must be a tuple of non-negative column indices, got {self.columns!r}")
 
     def __call__(self, outputs) -> np.ndarray:
-        a = np.asarray(outputs)
+        a = _numeric(outputs, "outputs", "biuf")
+        if a.ndim == 0:
+            raise ValueError(f"outputs must have one row per output (shape (n,) or (n, k)), got {outputs!r:.80}")
+        if a.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
         if self.columns:
             a = a.reshape(a.shape[0], -1)
             if max(self.columns) >= a.shape[1]:
@@ -93,12 +95,13 @@ class PatternCode:
             a = a[:, list(self.columns)]
         if self.clip:
             a = np.clip(np.floor(np.asarray(a, dtype=float)), self.low, self.high)
-        if a.dtype.kind == "f":
-            if a.size and not np.array_equal(a, np.round(a)):
-                raise ValueError("pattern entries must be integers")
-        a = a.reshape(a.shape[0], -1).astype(np.int64)
+        if a.dtype.kind == "f" and a.size and not np.array_equal(a, np.round(a)):
+            bad = a.flat[int(np.argmax(a.ravel() != np.round(a.ravel())))]
+            raise ValueError(f"outputs must hold integers (pattern entries), got {bad.item()!r}")
         if a.size and (a.min() < self.low or a.max() > self.high):
-            raise ValueError(f"pattern entries must lie in {self.low}..{self.high}, got {a.min()}..{a.max()}")
+            raise ValueError(f"outputs must hold pattern entries in low..high = {self.low}..{self.high}, got "
+                             f"{a.min().item()!r}..{a.max().item()!r}")
+        a = a.reshape(a.shape[0], -1).astype(np.int64)
         base = self.high - self.low + 1
         if base ** a.shape[1] < 2**62:
             weights = base ** np.arange(a.shape[1] - 1, -1, -1, dtype=np.int64)
@@ -138,8 +141,10 @@ class Event:
     description: str = ""
 
     def contains(self, t) -> np.ndarray:
-        """Boolean array: which statistic values lie in the event."""
-        t = np.asarray(t)
+        """Boolean array: which statistic values ``t`` (finite real numbers) lie in the event."""
+        t = _numeric(t, "t", "iuf")
+        if t.dtype.kind == "f" and not np.isfinite(t).all():
+            raise ValueError(f"t must be finite statistic values, got {t!r:.80}")
         if self.kind == "le":
             return t <= self.threshold
         if self.kind == "gt":
@@ -182,6 +187,15 @@ class Event:
         'the released value is an even integer from -8 to 10'
         """
         return event_words(self, subject)
+
+
+def _numeric(x, name: str, kinds: str) -> np.ndarray:
+    """``x`` as an array of the dtype ``kinds`` whose copy fits the memory budget; TypeError naming ``name``."""
+    a = np.asarray(None if isinstance(x, (str, bytes)) else x)
+    check_elements(a, name)
+    if a.dtype.kind not in kinds:
+        raise TypeError(f"{name} must be an array of {'integers' if 'f' not in kinds else 'numbers'}, got {x!r:.80}")
+    return a
 
 
 def _bin_index(t: np.ndarray, edges: np.ndarray, discrete: bool) -> np.ndarray:
@@ -243,11 +257,9 @@ class Binner:
                 self.edges = values.astype(np.int64)
                 self.nbins = len(values) + 1  # + the bin of unseen values
                 span = int(values[-1]) - int(values[0]) + 1
-                self.lut = None
-                if span <= _MAX_LUT:
-                    lut = np.full(span, len(values), dtype=np.int64)
-                    lut[values - values[0]] = np.arange(len(values))
-                    self.lut = lut
+                self.lut = np.full(span, len(values), dtype=np.int64) if span <= _MAX_LUT else None
+                if self.lut is not None:
+                    self.lut[values - values[0]] = np.arange(len(values))
                 return
         s = np.sort(pilot.astype(float))
         n = len(s)
@@ -305,14 +317,10 @@ def candidate_events(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
     ca, cb = np.cumsum(a)[:-1], np.cumsum(b)[:-1]
 
     def prefix(j):
-        m = np.zeros(nb, bool)
-        m[: j + 1] = True
-        return m
+        return np.arange(nb) <= j
 
     def suffix(j):
-        m = np.zeros(nb, bool)
-        m[j + 1 :] = True
-        return m
+        return np.arange(nb) > j
 
     yield "le", prefix, ca, cb, n
     yield "gt", suffix, a.sum() - ca, b.sum() - cb, n

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify.validation import check_elements
+from dpverify.validation import check_bool, check_elements
 
-__all__ = ["FloatPrecision", "FloatReach", "centres_of", "float_statistics", "is_float_output", "reachable"]
+__all__ = ["FloatPrecision", "FloatReach", "centres_of", "check_pair", "float_statistics", "is_float_output", "reachable"]
 
 _WINDOW_BINADES = 24  # binades below the larger centre that keep a code of their own
 _LSB_BELOW, _LSB_ABOVE = 3, 2  # lowest-set-bit positions kept around the centre's ulp exponent
@@ -63,17 +63,32 @@ def reachable(x, c) -> np.ndarray:
     ...
     TypeError: x must hold real numbers, got dtype <U1
     """
-    x, c = _reals(x, "x"), _reals(c, "c")
+    x, c = _finite_reals(x, "x"), _finite_reals(c, "c")
     try:
         np.broadcast_shapes(x.shape, c.shape)
     except ValueError:
         raise ValueError(f"c must broadcast against x, got shapes {c.shape} and {x.shape}") from None
+    return _reach(x, c)
+
+
+def _reach(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """:func:`reachable` on float arrays, unchecked (a mechanism's ±inf/NaN outputs: inf reachable, NaN not)."""
     with np.errstate(all="ignore"):
         s = x - c
         ok = (c + s) == x  # proof: reach-three
         ok |= (c + np.nextafter(s, -np.inf)) == x  # proof: reach-three
         ok |= (c + np.nextafter(s, np.inf)) == x  # proof: reach-three
     return ok
+
+
+def _finite_reals(v, name: str) -> np.ndarray:
+    """A float array of finite reals (bools refused: a flag is no released number nor a centre)."""
+    if isinstance(v, (bool, np.bool_)) or np.asarray(v).dtype.kind == "b":
+        raise TypeError(f"{name} must hold real numbers, got a bool {v!r}"[:200])
+    a = _reals(v, name)
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} must hold finite reals, got {float(a[~np.isfinite(a)].ravel()[0])!r} in it")
+    return a
 
 
 def _reals(v, name: str) -> np.ndarray:
@@ -85,6 +100,9 @@ def _reals(v, name: str) -> np.ndarray:
 
 
 def _centre(c, name: str) -> tuple:
+    if isinstance(c, np.ndarray) and c.ndim == 1 and c.dtype.kind in "iuf":
+        check_elements(c, name, itemsize=32)
+        c = tuple(c.tolist())  # a 1-d array of the centres: the tuple of its entries
     ok = isinstance(c, tuple) and c and all(isinstance(v, (int, float, np.integer, np.floating))
                                             and not isinstance(v, bool) and math.isfinite(v) for v in c)
     if not ok:
@@ -123,8 +141,8 @@ class FloatReach:
         x = x.reshape(len(x), -1)
         if x.shape[1] != len(self.c0):
             raise ValueError(f"outputs have {x.shape[1]} entries per draw, the centres {len(self.c0)}")
-        r0 = reachable(x, np.asarray(self.c0)).all(axis=1)
-        r1 = reachable(x, np.asarray(self.c1)).all(axis=1)
+        r0 = _reach(x, np.asarray(self.c0, dtype=float)).all(axis=1)
+        r1 = _reach(x, np.asarray(self.c1, dtype=float)).all(axis=1)
         return r0.astype(np.int64) + 2 * r1.astype(np.int64)
 
 
@@ -195,7 +213,7 @@ def is_float_output(out) -> bool:
     >>> is_float_output(np.array([1.0, 2.5])), is_float_output(np.array([1.0, 2.0])), is_float_output(np.arange(3))
     (True, False, False)
     """
-    o = np.asarray(out)
+    o = _check_out(out, "out")
     if o.dtype.kind != "f" or o.size == 0:
         return False
     fin = o[np.isfinite(o)]
@@ -210,8 +228,8 @@ def centres_of(pair, out) -> tuple | None:
     >>> centres_of((5, 6.0), np.zeros(4)), centres_of((np.zeros(3), np.ones(3)), np.zeros(4))
     (((5.0,), (6.0,)), None)
     """
-    _check_pair(pair)
-    o = np.asarray(out)
+    check_pair(pair)
+    o = _check_out(out, "out")
     width = int(np.prod(o.shape[1:], dtype=np.int64)) if o.ndim > 1 else 1
     cs = []
     for d in pair:
@@ -238,9 +256,12 @@ def float_statistics(pair, outs, *, floats_only: bool = True) -> list[tuple[str,
     >>> float_statistics((0, 1), (np.arange(3), np.arange(3)))
     []
     """
-    _check_pair(pair)
-    if not isinstance(outs, (tuple, list)) or len(outs) != 2:
+    check_pair(pair)
+    if not (isinstance(outs, (tuple, list)) or isinstance(outs, np.ndarray) and outs.ndim >= 2) or len(outs) != 2:
         raise ValueError(f"outs must be the outputs at the two inputs, got {type(outs).__name__}")
+    for i in (0, 1):
+        _check_out(outs[i], f"outs[{i}]")
+    floats_only = check_bool(floats_only, "floats_only")
     if floats_only and not any(is_float_output(o) for o in outs):
         return []
     stats: list[tuple[str, object]] = []
@@ -252,6 +273,33 @@ def float_statistics(pair, outs, *, floats_only: bool = True) -> list[tuple[str,
     return stats
 
 
-def _check_pair(pair) -> None:
-    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        raise ValueError(f"pair must be (d, d_prime), got {pair!r}")
+def check_pair(pair) -> None:
+    """A pair (d, d_prime) of inputs whose float entries are finite and fit the memory budget (ValueError naming ``pair``).
+
+    >>> check_pair((0.0, 1.0))
+    >>> check_pair((0.0, float("nan")))
+    Traceback (most recent call last):
+    ...
+    ValueError: pair must hold finite inputs, got (0.0, nan)
+    """
+    if not (isinstance(pair, (tuple, list)) or isinstance(pair, np.ndarray) and pair.ndim >= 1) or len(pair) != 2:
+        raise ValueError(f"pair must be (d, d_prime), got {pair!r}"[:300])
+    for d in pair:
+        if isinstance(d, (float, np.floating, np.ndarray)):
+            check_elements(d, "pair")
+            a = np.asarray(d)
+            if a.dtype.kind == "f" and not np.isfinite(a).all():
+                raise ValueError(f"pair must hold finite inputs, got {pair!r}"[:300])
+
+
+def _check_out(out, name: str) -> np.ndarray:
+    """Outputs of a mechanism: a numeric array (possibly empty), finite."""
+    if not isinstance(out, (np.ndarray, list, tuple)):
+        raise TypeError(f"{name} must be an array of outputs, got {type(out).__name__}")
+    check_elements(out, name)
+    o = np.asarray(out)
+    if o.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a numeric array of outputs, got dtype {o.dtype}")
+    if o.dtype.kind == "f" and not np.isfinite(o).all():
+        raise ValueError(f"{name} must be finite, got a NaN or infinite output")
+    return o

@@ -98,12 +98,18 @@ def poisson_log_ratio_lower(k_p, k_q, alpha: float):
             raise TypeError(f"{name} must be an integer count, got {v!r}")
         if not np.isfinite(a).all() or (a != np.round(a)).any() or (a < 0).any():
             raise ValueError(f"{name} must be a non-negative integer count, got {v!r}")
+        if (a >= 2.0**62).any():  # so that k_p + k_q stays an int64 count (np.add would overflow)
+            raise ValueError(f"{name} must be a count below 2^62 (k_p + k_q an int64 count), got {v!r}")
     if (np.add(k_p, k_q) < 1).any():
         raise ValueError(f"k_p + k_q must be >= 1 (no draw in the event: no bound), got k_p={k_p!r}, k_q={k_q!r}")
     k_p, m, alpha = _check_binomial(k_p, np.add(k_p, k_q), alpha)
     pi_lo = clopper_pearson_lower(k_p, m, alpha)  # proof: poisson-conditional
-    with np.errstate(divide="ignore"):
-        return np.where(k_p > 0, np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)  # proof: poisson-logit
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # 1 − π_lo is read from the mirrored Beta (1 − Beta(a, b) ~ Beta(b, a)) where π_lo > 1/2: subtracting
+        # a rounded π_lo near 1 would round the logit up (to +inf when π_lo rounds to 1)
+        q_hi = stats.beta.isf(alpha, m - k_p + 1, np.maximum(k_p, 1))  # proof: poisson-complement
+        log_q = np.where(pi_lo > 0.5, np.log(q_hi), np.log1p(-pi_lo))
+        return np.where(k_p > 0, np.log(pi_lo) - log_q, -np.inf)  # proof: poisson-logit
 
 
 @proven("audit/auditor_validity.md")

@@ -44,11 +44,14 @@ import numpy as np
 
 from dpverify.audit.chunks import readonly
 from dpverify.audit.screening import ScreenJob
-from dpverify.validation import check_positive_int
+from dpverify.mechanisms.domain import check_pairs
+from dpverify.validation import (as_generator, check_confidence, check_delta, check_finite_array, check_nonneg_int,
+                                 check_positive_int)
 
 __all__ = ["LocalSearch", "domain_values", "local_search", "moves", "searchable"]
 
 _ALL_VALUES = 16  # a coordinate of a domain with at most this many values may move to any of them
+_MAX_CANDIDATES = 10**5  # base pairs a local search starts from (an audit screens at most 10^4)
 _FEW_VALUES = 6  # else: its neighbours ± the bound, the domain's ends and this many random values
 
 
@@ -64,6 +67,13 @@ class LocalSearch:
     drawn: tuple
 
 
+def _check_relation(relation) -> None:
+    """A relation (``candidates()``) or explicit pairs (a sequence); TypeError naming ``relation`` otherwise."""
+    if not hasattr(relation, "candidates") and (isinstance(relation, (str, bytes)) or not hasattr(relation, "__iter__")):
+        raise TypeError(f"relation must be a relation (an object with candidates()) or a sequence of pairs, "
+                        f"got {relation!r} ({type(relation).__name__})")
+
+
 def domain_values(relation) -> tuple | None:
     """The values an entry may take when the relation's domain is finite (its ``values``, or integer
     entries with both bounds), else None.
@@ -74,6 +84,7 @@ def domain_values(relation) -> tuple | None:
     >>> domain_values(Neighbours(shape=(2,), kind="replace", low=0, high=3)) is None
     True
     """
+    _check_relation(relation)
     dom = getattr(relation, "domain", None)
     if dom is None or not hasattr(relation, "admits"):
         return None
@@ -103,6 +114,7 @@ def searchable(relation) -> bool:
     >>> searchable(Neighbours(shape=(1,), kind="replace", low=0, high=5, integer=True))
     False
     """
+    _check_relation(relation)
     size = int(np.prod(getattr(relation, "shape", ()) or (1,)))
     return (getattr(relation, "kind", None) in ("linf", "l1", "replace") and size >= 2
             and domain_values(relation) is not None and len(domain_values(relation)) >= 2)
@@ -134,8 +146,11 @@ def moves(relation, pair, rng=None) -> list[tuple[np.ndarray, np.ndarray]]:
     if vals is None:
         raise ValueError(f"relation {relation} has no finite domain to search locally (values, or integer "
                          "entries with both low and high)")
-    g = np.random.default_rng(rng)
-    a0, b0 = (np.asarray(x, dtype=float) for x in pair)
+    g = as_generator(rng, "rng")
+    ((a0, b0),) = check_pairs((pair,), "pair")
+    a0, b0 = check_finite_array(a0, "pair"), check_finite_array(b0, "pair")
+    if a0.shape != b0.shape:
+        raise ValueError(f"pair must hold two inputs of one shape, got shapes {a0.shape} and {b0.shape}")
     bound = float(getattr(relation, "bound", 1.0))
     seen, out = set(), []
 
@@ -169,6 +184,32 @@ def _key(pair) -> tuple:
     return (a, b) if a <= b else (b, a)
 
 
+def _check_search(mechanism, candidates, entropy, key, alpha, delta) -> list:
+    """The arguments of :func:`local_search` that name no count (TypeError/ValueError naming each);
+    returns the candidates as a list (at most ``_MAX_CANDIDATES``)."""
+    if not (callable(mechanism) or hasattr(mechanism, "sample")):
+        raise TypeError(f"mechanism must be a mechanism (a callable or an object with sample()), got {mechanism!r}")
+    if hasattr(candidates, "__len__") and not isinstance(candidates, (str, bytes, np.ndarray)) \
+            and len(candidates) > _MAX_CANDIDATES:
+        raise ValueError(f"candidates holds {len(candidates)} pairs, more than the {_MAX_CANDIDATES} a local "
+                         "search starts from (an audit screens at most 10^4 pairs)")
+    pairs = check_pairs(candidates, "candidates")
+    if len(pairs) > _MAX_CANDIDATES:
+        raise ValueError(f"candidates holds {len(pairs)} pairs, more than the {_MAX_CANDIDATES} a local search "
+                         "starts from (an audit screens at most 10^4 pairs)")
+    for a, b in pairs:
+        check_finite_array(a, "candidates"), check_finite_array(b, "candidates")
+    check_nonneg_int(entropy, "entropy")
+    if isinstance(key, np.ndarray) and key.ndim == 1 and key.dtype.kind in "iu" and key.size <= 32:
+        key = tuple(key.tolist())
+    if not isinstance(key, tuple) or not 1 <= len(key) <= 32:
+        raise TypeError(f"key must be a tuple of 1 to 32 integers >= 0 (a seed's spawn key), got {key!r}")
+    for k in key:
+        check_nonneg_int(k, "key")
+    check_confidence(alpha, "alpha"), check_delta(delta, "delta")
+    return list(pairs)
+
+
 def local_search(mechanism, relation, candidates, *, budget: int, n_eval: int, entropy: int, key: tuple = (12,),
                  statistic="auto", alpha: float = 0.01, delta: float = 0.0, n_est: int = 10**6,
                  n_quick: int = 10_000, n_small: int = 10_000, starts: int = 3, per_step: int = 24,
@@ -198,8 +239,10 @@ def local_search(mechanism, relation, candidates, *, budget: int, n_eval: int, e
     (True, True, True)
     """
     budget, n_eval = check_positive_int(budget, "budget"), check_positive_int(n_eval, "n_eval")
-    for name, v in (("starts", starts), ("per_step", per_step), ("keep", keep)):
-        check_positive_int(v, name)
+    for name, v in (("starts", starts), ("per_step", per_step), ("keep", keep), ("n_est", n_est),
+                    ("n_quick", n_quick), ("n_small", n_small)):
+        check_positive_int(v, name, maximum=2**63 - 1)
+    candidates = _check_search(mechanism, candidates, entropy, key, alpha, delta)
     if not searchable(relation):
         raise ValueError(f"relation {relation} has no finite domain to search locally (values, or integer "
                          "entries with both low and high; kinds linf, l1, replace)")

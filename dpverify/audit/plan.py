@@ -111,6 +111,22 @@ def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: boo
     >>> p.screening, p.n_screen, p.n_quick, p.n_final, p.domain
     (False, 0, 0, 10000, None)
     """
+    from dpverify.audit.screening import STATISTICS
+    from dpverify.audit.selection import check_alpha
+    from dpverify.validation import check_bool, check_delta, check_elements, check_positive_int
+
+    if not (callable(mechanism) or hasattr(mechanism, "sample")):
+        raise TypeError(f"mechanism must be callable mechanism(data, rng, n) or have .sample, got "
+                        f"{type(mechanism).__name__}")
+    if isinstance(pairs, np.ndarray):
+        check_elements(pairs, "pairs")
+    if isinstance(pairs, np.ndarray) and pairs.ndim >= 2 and pairs.shape[1] == 2:
+        pairs = [tuple(p) for p in pairs.tolist()] if pairs.ndim == 2 else [(p[0], p[1]) for p in pairs]
+    samples = check_positive_int(samples, "samples")
+    if not (callable(statistic) or isinstance(statistic, str) and statistic in STATISTICS):
+        raise ValueError(f"unknown statistic {statistic!r}; valid: {', '.join(STATISTICS)} or a callable")
+    stop_early = check_bool(stop_early, "stop_early")
+    alpha, delta = check_alpha(alpha), check_delta(delta)
     seed = rng if isinstance(rng, (int, np.integer)) else None
     g = as_generator(rng)
     entropy = int(g.integers(0, 2**63 - 1))

@@ -36,7 +36,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpverify.validation import check_nonneg_int
+from dpverify.validation import check_elements, check_nonneg_int
 from dpverify.audit.classifiers import FeatureMap
 from dpverify.audit.events import PatternCode
 
@@ -53,9 +53,18 @@ def _flat(outputs) -> np.ndarray:
 
 
 def _check_medians(medians) -> None:
+    check_elements(medians, "medians")
     m = np.asarray(medians)
     if m.ndim != 1 or m.dtype.kind not in "iuf" or np.isnan(m).any():
         raise ValueError(f"medians must be a 1-D array of numbers (inf allowed), got {medians!r}")
+
+
+def _check_flags(flags, *, finite: bool = False) -> None:
+    """Flag values: a 1-D numeric array (the values FeatureMap found; ±inf and NaN may be among them)."""
+    check_elements(flags, "flags")
+    f = np.asarray(flags)
+    if f.ndim != 1 or f.dtype.kind not in "iuf" or (finite and not np.isfinite(f).all()):
+        raise ValueError(f"flags must be a 1-D array of {'finite ' if finite else ''}numbers, got {flags!r}")
 
 
 def _is_flag(x: np.ndarray, flags: np.ndarray) -> np.ndarray:
@@ -122,6 +131,9 @@ class CoordinateSum:
 
     flags: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
+    def __post_init__(self):
+        _check_flags(self.flags)
+
     def __call__(self, outputs) -> np.ndarray:
         x = _flat(outputs).astype(float)
         return np.where(_is_flag(x, self.flags), 0.0, x).sum(axis=1)
@@ -142,6 +154,7 @@ class SignCount:
 
     def __post_init__(self):
         _check_medians(self.medians)
+        _check_flags(self.flags)
 
     def __call__(self, outputs) -> np.ndarray:
         x = _flat(outputs).astype(float)
@@ -175,9 +188,7 @@ class StateCounts:
 
     def __post_init__(self):
         _check_medians(self.medians)
-        f = np.asarray(self.flags)
-        if f.ndim != 1 or f.dtype.kind not in "iuf" or not np.isfinite(f).all():
-            raise ValueError(f"flags must be a 1-D array of finite numbers, got {self.flags!r}")
+        _check_flags(self.flags, finite=True)
 
     def __call__(self, outputs) -> np.ndarray:
         x = _flat(outputs).astype(float)
@@ -200,6 +211,16 @@ def fixed_statistics(pilot) -> list[tuple[str, object]]:
     >>> [name for name, _ in fixed_statistics(g.laplace(size=(100, 3)))]
     ['sign count', 'sum', 'coordinate 0', 'coordinate 1', 'coordinate 2']
     """
+    from dpverify.audit.classifiers import check_outputs
+
+    check_outputs(pilot, "pilot", finite=False)  # NaN entries may be flags
+    try:
+        return _fixed_statistics(pilot)
+    except ValueError as exc:  # e.g. a NaN median: the pilot cannot be summarised
+        raise ValueError(f"pilot must be outputs the fixed statistics can summarise: {exc}") from None
+
+
+def _fixed_statistics(pilot) -> list[tuple[str, object]]:
     x = _flat(pilot).astype(float)
     # the flags (values holding ≥ 1 % of the entries) are read off ~50,000 strided rows: np.unique
     # over every screening draw of a wide output cost seconds per round (SVT34Parallel at 10^7)

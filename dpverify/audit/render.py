@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpverify.validation import check_epsilon, check_positive_int, check_real
+import numpy as np
+
+from dpverify.validation import check_epsilon, check_nonneg_int, check_positive_int, check_real
 
 __all__ = ["audit_json", "draws_text", "meaning_text", "print_audit", "print_zcdp", "stop_text", "zcdp_json"]
 
@@ -135,8 +137,12 @@ def _console(console):
 
 
 def _pair(pair) -> tuple:
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise ValueError(f"pair must be (d, d'), two inputs, got {pair!r}")
+    if not (isinstance(pair, (list, tuple)) or isinstance(pair, np.ndarray) and pair.ndim >= 1) or len(pair) != 2:
+        raise ValueError(f"pair must be (d, d'), two inputs, got {pair!r}"[:300])
+    for d in pair:
+        if isinstance(d, (float, np.floating, np.ndarray)) and np.asarray(d).dtype.kind == "f" \
+                and np.asarray(d).size <= 10**6 and not np.isfinite(d).all():
+            raise ValueError(f"pair must hold finite inputs, got {pair!r}"[:300])
     return tuple(pair)
 
 
@@ -178,7 +184,8 @@ def print_audit(console, report, *, claimed: float, verdict: str, mechanism: str
     _console(console)
     _report(report, _REPORT + ("pair", "pairs", "delta", "statistic", "event", "p_interval", "q_interval"))
     claimed, verdict = check_epsilon(claimed, "claimed"), _verdict(verdict)
-    name = f"audit of {_name(mechanism)} " if mechanism else "audit "
+    mechanism = _name(mechanism)
+    name = f"audit of {mechanism} " if mechanism else "audit "
     t = Table(title=Text(f"{name}(claimed ε = {claimed:g}, δ = {report.delta:g})"))
     t.add_column("quantity")
     t.add_column("value", overflow="fold")
@@ -225,6 +232,8 @@ def zcdp_json(result, *, pair, samples: int, seconds: float, seed=None, mechanis
     samples = check_positive_int(samples, "samples")
     seconds = check_real(seconds, "seconds", nonneg=True)
     pair = _pair(pair)
+    if seed is not None:
+        seed = check_nonneg_int(seed, "seed")
     head: dict[str, Any] = {}
     if mechanism is not None:
         head["mechanism"] = mechanism

@@ -33,14 +33,15 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from dpverify.audit.classifiers import fit_score, sparse_logistic
+from dpverify.audit.classifiers import check_outputs, fit_score, sparse_logistic
 from dpverify.audit.events import PatternCode, Binner
-from dpverify.audit.float_grid import FloatPrecision, FloatReach, float_statistics
+from dpverify.audit.float_grid import FloatPrecision, FloatReach, check_pair, float_statistics
 from dpverify.audit.intervals import wilson, wilson_log_ratio
 from dpverify.audit.projections import fixed_statistics
 from dpverify.audit.chunks import ChunkJob
-from dpverify.validation import check_positive_int
-from dpverify.audit.selection import select_event
+from dpverify.validation import (check_bool, check_delta, check_generator, check_nonneg_int, check_positive_int,
+                                 check_real)
+from dpverify.audit.selection import check_alpha, select_event
 from dpverify.audit.white_box import LawRatio, LogLikelihoodRatio, white_box_statistics
 
 _CROSS_FIT = 3  # statistics of a pair scored on both folds in screening (the best of the first fold)
@@ -111,7 +112,7 @@ def elimination_schedule(n_pairs: int) -> list[int]:
     >>> elimination_schedule(14), elimination_schedule(2), elimination_schedule(1)
     ([14, 4, 2], [2], [1])
     """
-    sizes = [n_pairs]
+    sizes = [check_positive_int(n_pairs, "n_pairs")]
     while sizes[-1] > 2:
         sizes.append(max(2, -(-sizes[-1] // 4)) if sizes[-1] > 4 else 2)
     return sizes
@@ -123,17 +124,36 @@ def _is_pattern(out: np.ndarray) -> bool:
         len(np.unique(out)) <= 16
 
 
+#: The statistics audit() knows by name (re-exported as dpverify.audit.api.STATISTICS).
+STATISTICS = ("auto", "classifier", "pattern", "offgrid")
+
+
+def _check_outs(outs) -> tuple:
+    """The pilot outputs at the two inputs: two non-empty numeric arrays."""
+    if not (isinstance(outs, (tuple, list)) or isinstance(outs, np.ndarray) and outs.ndim >= 2) or len(outs) != 2:
+        raise ValueError(f"outs must be the outputs at the two inputs, got {type(outs).__name__}")
+    return (check_outputs(outs[0], "outs[0]"), check_outputs(outs[1], "outs[1]"))
+
+
 def statistic_candidates(statistic, mechanism, pair, outs, *, final: bool):
     """(name, statistic or trainable kind) to try on a pair, from its pilot outputs.
 
     >>> out = np.random.default_rng(0).laplace(size=100)
-    >>> [name for name, _ in statistic_candidates("auto", None, (0.0, 1.0), (out, out), final=True)]
+    >>> lap = lambda d, rng, n: d + rng.laplace(size=n)
+    >>> [name for name, _ in statistic_candidates("auto", lap, (0.0, 1.0), (out, out), final=True)]
     ['float grid', 'float precision', 'identity']
     >>> class Ideal:   # a sampler standing for the real-valued mechanism: no floating-point statistics
     ...     ideal_arithmetic = True
+    ...     def __call__(self, d, rng, n):
+    ...         return d + rng.laplace(size=n)
     >>> [name for name, _ in statistic_candidates("auto", Ideal(), (0.0, 1.0), (out, out), final=True)]
     ['identity']
     """
+    if not (callable(statistic) or isinstance(statistic, str) and statistic in STATISTICS):
+        raise ValueError(f"unknown statistic {statistic!r}; valid: {', '.join(STATISTICS)} or a callable")
+    check_pair(pair)
+    outs = _check_outs(outs)
+    check_bool(final, "final")
     o = outs[0]
     if callable(statistic):
         return [(getattr(statistic, "__name__", type(statistic).__name__), statistic)]
@@ -163,6 +183,17 @@ def statistic_candidates(statistic, mechanism, pair, outs, *, final: bool):
     return cands
 
 
+def _check_values(t, name: str) -> np.ndarray:
+    """One input's statistic values: a non-empty 1-d numeric array, finite."""
+    if not isinstance(t, np.ndarray) or t.ndim == 0:
+        raise TypeError(f"{name} must be a 1-d numpy array of statistic values, got {type(t).__name__}")
+    t = check_outputs(t, name)
+    if t.ndim != 1 or t.dtype.kind == "b":
+        raise ValueError(f"{name} must be a 1-d numeric array (one value per output), got shape {t.shape}, "
+                         f"dtype {t.dtype}")
+    return t
+
+
 def score_statistic(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0, tests=None, cap=None):
     """Bin two arrays of statistic values and choose their event as the final audit does (split and
     confirm, the minimum count of :func:`minimum_count` — of :func:`structural_minimum`, scaled to
@@ -173,7 +204,23 @@ def score_statistic(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0,
     >>> sel.choice, 0.5 < sel.score < 1.5   # a ranking score (the promise of a bound), not a bound
     ('both', True)
     """
-    t0, t1 = t_sel
+    if isinstance(t_sel, (str, bytes)) or not isinstance(t_sel, (tuple, list, np.ndarray)) \
+            or getattr(t_sel, "ndim", 1) == 0 or len(t_sel) != 2:
+        raise TypeError(f"t_sel must be the statistic's values at the two inputs (two arrays), got "
+                        f"{type(t_sel).__name__}")
+    if stat is not None and not callable(stat):
+        raise TypeError(f"stat must be a statistic (a callable) or None, got {type(stat).__name__}")
+    t0, t1 = (_check_values(t, f"t_sel[{i}]") for i, t in enumerate(t_sel))
+    n_est = check_positive_int(n_est, "n_est")
+    alpha = check_alpha(alpha)
+    delta = check_delta(delta)
+    penalty = check_real(penalty, "penalty", positive=True)
+    if n_check is not None:
+        n_check = check_nonneg_int(n_check, "n_check")
+    if cap is not None:
+        cap = check_positive_int(cap, "cap")
+    if tests is not None and not isinstance(tests, (tuple, list)):
+        raise TypeError(f"tests must be a tuple of test names or None, got {type(tests).__name__}")
     if t0.dtype.kind != t1.dtype.kind:
         t0, t1 = t0.astype(float), t1.astype(float)
     binner = Binner(np.concatenate([t0, t1]), categorical=bool(getattr(stat, "categorical", False)))
@@ -193,6 +240,10 @@ def minimum_count(n_values: int, n_check=None, cap=None) -> int:
     >>> minimum_count(10_000), minimum_count(10_000, 500), minimum_count(10**6, 500, cap=400)
     (30, 2000, 400)
     """
+    top = 2**63 - 1  # counts of draws are int64
+    n_values = check_nonneg_int(n_values, "n_values", maximum=top)
+    n_check = None if n_check is None else check_nonneg_int(n_check, "n_check", maximum=top)
+    cap = None if cap is None else check_nonneg_int(cap, "cap", maximum=top)
     if not n_check:
         return 30
     return max(30, min(int(np.ceil(100 * n_values / n_check)), cap or np.inf))
@@ -218,7 +269,7 @@ def available_tests(delta: float) -> tuple:
     >>> available_tests(0.0), available_tests(1e-6)
     (('binomial', 'poisson'), ('binomial',))
     """
-    return ("binomial", "poisson") if delta == 0 else ("binomial",)
+    return ("binomial", "poisson") if check_delta(delta) == 0 else ("binomial",)
 
 
 def _predicted(k_p, k_q, n, n_target, alpha, delta, test="binomial") -> float:
@@ -305,9 +356,17 @@ def apply_statistic(stat, out):
     >>> apply_statistic(None, np.array([True, False])), apply_statistic(np.sum, np.ones((2, 2))).tolist()
     (array([1, 0]), 4.0)
     """
+    if stat is not None and not callable(stat):
+        raise TypeError(f"stat must be a statistic (a callable) or None, got {type(stat).__name__}")
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array of outputs, got {type(out).__name__}")
+    out = check_outputs(out, "out")
     if stat is None:
         return out.astype(np.int64) if out.dtype.kind == "b" else out
-    return np.asarray(stat(out))
+    t = np.asarray(stat(out))
+    if t.dtype.kind == "f" and not np.isfinite(t).all():
+        raise ValueError("stat must give finite values, got NaN or infinite values on out")
+    return t
 
 
 #: statistics fixed from the pilot outputs and the pair (no training): the final audit may keep the
@@ -329,6 +388,10 @@ def fitted_statistics(kind, out_d, out_dp, g) -> list[tuple[str, Any]]:
     >>> [name for name, _ in fitted_statistics("boosting", a, b, g)]
     ['boosting']
     """
+    out_d, out_dp = check_outputs(out_d, "out_d", finite=False), check_outputs(out_dp, "out_dp", finite=False)
+    if kind not in ("logistic", "boosting"):
+        raise ValueError(f"kind must be 'logistic' or 'boosting', got {kind!r}")
+    check_generator(g, "g")
     score = fit_score(out_d, out_dp, kind, rng=g)
     sparse = sparse_logistic(score, out_d, out_dp) if kind == "logistic" else None
     return [(kind, score)] + ([("sparse logistic", sparse)] if sparse is not None else [])

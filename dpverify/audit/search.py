@@ -38,7 +38,9 @@ from typing import Any
 import numpy as np
 
 from dpverify.audit.chunks import readonly
+from dpverify.mechanisms.domain import check_pairs
 from dpverify.mechanisms.relations import KINDS, Neighbours, as_relation  # the relations live in dpverify.mechanisms
+from dpverify.mechanisms.sampling import describe_input
 
 __all__ = ["KINDS", "Neighbours", "candidate_pairs", "distinct_inputs", "domain_text", "searched_relation"]
 
@@ -48,10 +50,17 @@ __all__ = ["KINDS", "Neighbours", "candidate_pairs", "distinct_inputs", "domain_
 def searched_relation(mechanism, pairs):
     """What an audit's candidates come from: ``pairs`` as given (a list, or a relation), else the
     mechanism's own ``relation``; text becomes the default scalar relation (:func:`as_relation`).
+    ``mechanism`` must be a mechanism (a callable, or an object with ``sample``): TypeError otherwise;
+    a list of pairs is checked (:func:`~dpverify.mechanisms.domain.check_pairs`) and returned as given.
 
-    >>> searched_relation(None, "|d - d'| <= 1").describe_domain()[:46]
+    >>> searched_relation(lambda d, rng, n: rng.random(n), "|d - d'| <= 1").describe_domain()[:46]
     'a real scalar (unbounded): no domain stated, a'
     """
+    if not (callable(mechanism) or hasattr(mechanism, "sample")):
+        raise TypeError(f"mechanism must be a mechanism (a callable or an object with sample()), "
+                        f"got {describe_input(mechanism)} ({type(mechanism).__name__})")
+    if isinstance(pairs, (list, tuple, np.ndarray)):
+        check_pairs(pairs, "pairs")
     if pairs is None:
         pairs = getattr(mechanism, "relation", None)
         if pairs is None:
@@ -69,6 +78,9 @@ def domain_text(relation) -> str | None:
     >>> domain_text(Neighbours(shape=(2,), kind="l1", low=0, high=1)), domain_text([(0, 1)])
     ('2 real entries in [0, 1]', None)
     """
+    if not hasattr(relation, "candidates") and (isinstance(relation, (str, bytes)) or not hasattr(relation, "__iter__")):
+        raise TypeError(f"relation must be a relation (an object with candidates()) or a sequence of pairs, "
+                        f"got {describe_input(relation)} ({type(relation).__name__})")
     describe = getattr(relation, "describe_domain", None)
     return describe() if callable(describe) else None
 
@@ -79,10 +91,12 @@ def candidate_pairs(mechanism, pairs, g) -> list[tuple[Any, Any]]:
     cannot alter an input).  A relation that states no domain is refused (ValueError naming ``low``
     and ``high``: :class:`~dpverify.mechanisms.Neighbours`).
 
-    >>> pairs = candidate_pairs(None, [([0, 1], [1, 1])], np.random.default_rng(0))
+    >>> pairs = candidate_pairs(lambda d, rng, n: rng.random(n), [([0, 1], [1, 1])], np.random.default_rng(0))
     >>> pairs[0][0].tolist(), pairs[0][0].flags.writeable
     ([0, 1], False)
     """
+    if not isinstance(g, np.random.Generator):
+        raise TypeError(f"g must be a numpy.random.Generator (the audit's), got {describe_input(g)} ({type(g).__name__})")
     pairs = searched_relation(mechanism, pairs)
     if hasattr(pairs, "candidates"):
         try:
@@ -119,7 +133,7 @@ def distinct_inputs(pairs) -> tuple[list, list[tuple[int, int]]]:
     (3, [(0, 1), (0, 2), (1, 0)])
     """
     index, inputs, ix = {}, [], []
-    for pair in pairs:
+    for pair in check_pairs(pairs, "pairs"):
         two = []
         for x in pair:
             k = _input_key(x)

@@ -27,7 +27,8 @@ from scipy import special
 from dpverify.audit.chunks import DEFAULT_CHUNK, ChunkJob, CountBins, Progress, chunk_sizes, run_tasks
 from dpverify.audit.events import Binner, Event, candidate_events, make_event
 from dpverify.audit.intervals import wilson, wilson_log_ratio
-from dpverify.validation import check_real
+from dpverify.validation import (check_bool, check_delta, check_elements, check_nonneg_int, check_positive_int, check_real,
+                                 check_work)
 
 __all__ = ["MIN_EVENT_COUNT", "TESTS", "Selection", "count_selection", "select_event"]
 
@@ -85,6 +86,16 @@ def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(SEED_SELECTIO
     >>> binner.discrete, [int(c.sum()) for c in counts]
     (True, [1000, 1000])
     """
+    n_sel = check_positive_int(n_sel, "n_sel")
+    check_work(n_sel, f"n_sel = {n_sel}")
+    chunk_size = check_positive_int(chunk_size, "chunk_size")
+    data = _check_data(data)
+    key = _check_key(key)
+    check_nonneg_int(entropy, "entropy")
+    if stat is not None and not callable(stat):
+        raise TypeError(f"stat must be a statistic (a callable) or None, got {type(stat).__name__}")
+    if prog is not None and not isinstance(prog, Progress):
+        raise TypeError(f"prog must be a Progress or None, got {type(prog).__name__}")
     sizes = chunk_sizes(n_sel, chunk_size)
     jobs = [[ChunkJob(mechanism, data[i], m, entropy, (*key, i, j), stat) for j, m in enumerate(sizes)]
             for i in (0, 1)]
@@ -100,6 +111,68 @@ def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(SEED_SELECTIO
         rest = run_tasks([CountBins(job, binner) for job in jobs[i][1:]], executor, prog, sizes[1:])
         counts.append(np.sum([first, *rest], axis=0))
     return binner, counts
+
+
+def check_alpha(alpha) -> float:
+    """A test level in (0, 1) whose two-sided normal quantile is finite."""
+    alpha = check_real(alpha, "alpha")
+    if not 0 < alpha < 1 or not 1.0 - alpha / 2.0 < 1.0:
+        raise ValueError(f"alpha must be in (0, 1) with 1 - alpha/2 < 1 in floating point, got {alpha!r}")
+    return alpha
+
+
+def _check_data(data):
+    """The two inputs (d, d') of a pair."""
+    if isinstance(data, (str, bytes)) or not hasattr(data, "__len__") or getattr(data, "ndim", 1) == 0 \
+            or len(data) != 2:
+        raise ValueError(f"data must be a pair (d, d_prime), got {data!r}"[:200])
+    return data
+
+
+def _check_key(key) -> tuple:
+    """A seed stream key: a tuple of non-negative integers."""
+    if isinstance(key, np.ndarray) and key.ndim == 1 and key.dtype.kind in "iu":
+        if key.size > 64:
+            raise ValueError(f"key must be a short tuple of seed-stream integers, got {key.size} entries")
+        key = tuple(int(k) for k in key)
+    if not isinstance(key, tuple):
+        raise TypeError(f"key must be a tuple of non-negative integers, got {type(key).__name__}")
+    for k in key:
+        check_nonneg_int(k, "key")
+    return key
+
+
+def _check_counts(counts, binner) -> list:
+    """Per input, the (2, nbins) selection counts of the two halves: non-negative integers."""
+    if isinstance(counts, np.ndarray):
+        check_elements(counts, "counts")
+    if isinstance(counts, np.ndarray) and counts.ndim == 3:
+        counts = list(counts)  # an array of the two inputs' (2, nbins) counts
+    if isinstance(counts, (str, bytes)) or not isinstance(counts, (list, tuple)) or len(counts) != 2:
+        raise TypeError(f"counts must be a list of two (2, nbins) count arrays, got {type(counts).__name__}")
+    out = []
+    for c in counts:
+        check_elements(c, "counts")
+        a = np.asarray(c) if isinstance(c, (np.ndarray, list, tuple)) else None
+        if a is None or a.dtype.kind not in "iu":
+            raise TypeError(f"counts must hold integer arrays, got {getattr(a, 'dtype', type(c).__name__)}")
+        if a.ndim != 2 or a.shape[0] != 2 or a.shape[1] < 1 or out and a.shape != out[0].shape:
+            raise ValueError(f"counts must hold two arrays of one shape (2, nbins), got shape {a.shape}")
+        if (a < 0).any():
+            raise ValueError("counts must be non-negative")
+        out.append(a)
+    return out
+
+
+def _check_selection(binner, counts, n_est, alpha, delta, min_count, confirm, penalty, tests) -> tuple:
+    """select_event's arguments, validated (each refused by name)."""
+    if not all(hasattr(binner, a) for a in ("nbins", "edges", "discrete")):
+        raise TypeError(f"binner must be a Binner, got {type(binner).__name__}")
+    if not isinstance(tests, (tuple, list)):
+        raise TypeError(f"tests must be a tuple of {TESTS}, got {type(tests).__name__}")
+    return (_check_counts(counts, binner), check_positive_int(n_est, "n_est"), check_alpha(alpha), check_delta(delta),
+            check_nonneg_int(min_count, "min_count"), check_bool(confirm, "confirm"),
+            check_real(penalty, "penalty", positive=True))
 
 
 def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
@@ -127,6 +200,8 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     >>> sel.choice, round(sel.score, 2)
     ('both', 0.31)
     """
+    counts, n_est, alpha, delta, min_count, confirm, penalty = _check_selection(
+        binner, counts, n_est, alpha, delta, min_count, confirm, penalty, tests)
     unknown = [t for t in tests if t not in TESTS]
     if unknown or not tests:
         raise ValueError(f"tests must be a non-empty subset of {TESTS}, got {tests!r}")

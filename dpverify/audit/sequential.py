@@ -16,7 +16,7 @@ Example
 
 from __future__ import annotations
 
-from dpverify.validation import check_confidence, check_positive_int
+from dpverify.validation import check_confidence, check_nonneg_int, check_positive_int
 from dpverify.proofdocs import proven
 
 __all__ = ["ALPHA_SHARES", "SIZE_SHARES", "stage_plan"]
@@ -38,6 +38,7 @@ def stage_plan(n: int, alpha: float, *, min_stage: int = 2_000) -> list[tuple[in
     """
     n = check_positive_int(n, "n")
     alpha = check_confidence(alpha, "alpha")
+    min_stage = check_nonneg_int(min_stage, "min_stage")
     stages, used, spent = [], 0, 0.0
     for s, a in zip(SIZE_SHARES, ALPHA_SHARES):
         m = int(n * s)

@@ -116,6 +116,24 @@ class AuditRun:
 
     def __init__(self, mechanism, plan: Plan, *, claimed: float, delta: float, alpha: float, statistic,
                  stop_early: bool, executor=None, progress=None):
+        from dpverify.audit.screening import STATISTICS
+        from dpverify.audit.plan import Plan
+        from dpverify.audit.selection import check_alpha
+        from dpverify.validation import check_bool, check_delta, check_epsilon
+
+        if not (callable(mechanism) or hasattr(mechanism, "sample")):
+            raise TypeError(f"mechanism must be callable mechanism(data, rng, n) or have .sample, got "
+                            f"{type(mechanism).__name__}")
+        if not isinstance(plan, Plan) and not all(hasattr(plan, a) for a in ("n_inputs", "total", "entropy")):
+            raise TypeError(f"plan must be a Plan (make_plan's), got {type(plan).__name__}")
+        claimed, delta, alpha = check_epsilon(claimed, "claimed"), check_delta(delta), check_alpha(alpha)
+        if not (callable(statistic) or isinstance(statistic, str) and statistic in STATISTICS):
+            raise ValueError(f"unknown statistic {statistic!r}; valid: {', '.join(STATISTICS)} or a callable")
+        stop_early = check_bool(stop_early, "stop_early")
+        if executor is not None and not callable(getattr(executor, "submit", None)):
+            raise TypeError(f"executor must have a submit() method or be None, got {type(executor).__name__}")
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable as progress(done, total) or None, got {type(progress).__name__}")
         self.mechanism, self.plan, self.statistic, self.executor = mechanism, plan, statistic, executor
         self.claimed, self.delta, self.alpha, self.alpha_rest = claimed, delta, alpha, alpha
         self.stop_early = stop_early

@@ -254,6 +254,9 @@ def _checked(mechanism, *, samples, confidence, delta, selection_fraction, chunk
     frac = check_real(selection_fraction, "selection_fraction")
     if not 0 < frac < 1:
         raise ValueError(f"selection_fraction must be in (0, 1), got {selection_fraction!r}")
+    if round(samples * frac) < 1:  # not one selection draw: no event could be chosen
+        raise ValueError(f"selection_fraction must leave at least one selection draw of the samples = {samples}, "
+                         f"got {selection_fraction!r}")
     chunk_size = check_positive_int(chunk_size, "chunk_size")
     if statistic is not None and not callable(statistic) and statistic != "classifier":
         raise ValueError(f"statistic must be None, a callable or 'classifier', got {statistic!r}")

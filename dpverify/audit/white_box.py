@@ -24,10 +24,14 @@ Example
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from dpverify.mechanisms.domain import check_finite_input
+from dpverify.validation import check_elements
 
 __all__ = ["LawRatio", "LogLikelihoodRatio", "white_box_statistics"]
 
@@ -64,6 +68,9 @@ class LawRatio:
     d: Any
     d_prime: Any
 
+    def __post_init__(self):
+        _check_stated(self, "law")
+
     def __call__(self, outputs) -> np.ndarray:
         u, t = _table(self.mechanism, self.d, self.d_prime)
         x = np.asarray(outputs).reshape(len(outputs))
@@ -92,6 +99,9 @@ class LogLikelihoodRatio:
     d: Any
     d_prime: Any
 
+    def __post_init__(self):
+        _check_stated(self, "log_density")
+
     def __call__(self, outputs) -> np.ndarray:
         a = np.asarray(self.mechanism.log_density(self.d, outputs), dtype=float)
         b = np.asarray(self.mechanism.log_density(self.d_prime, outputs), dtype=float)
@@ -104,7 +114,16 @@ class LogLikelihoodRatio:
         return np.round(np.clip(t, -1e300, 1e300), 9)
 
 
-def white_box_statistics(mechanism, pair, out) -> list[tuple[str, Any]]:
+def _check_stated(stat, hook: str) -> None:
+    """The mechanism states its law through ``hook`` (a method); numeric inputs ``d``, ``d_prime`` are finite."""
+    if not callable(getattr(stat.mechanism, hook, None)):
+        raise TypeError(f"mechanism must state its output law through a method {hook}(), got {stat.mechanism!r:.80} "
+                        f"({type(stat.mechanism).__name__})")
+    check_finite_input(stat.d, "d")
+    check_finite_input(stat.d_prime, "d_prime")
+
+
+def white_box_statistics(mechanism: Any, pair, out) -> list[tuple[str, Any]]:
     """The exact likelihood-ratio statistics the mechanism's stated law allows: ``"log-likelihood
     ratio"`` (``log_density``) and ``"exact likelihood ratio"`` (``law``, scalar numeric outputs whose
     stated law can be evaluated at both inputs).
@@ -112,12 +131,23 @@ def white_box_statistics(mechanism, pair, out) -> list[tuple[str, Any]]:
     >>> white_box_statistics(lambda d, rng, n: rng.random(n), (0, 1), np.zeros(3))
     []
     """
+    if isinstance(mechanism, (numbers.Number, str, bytes, np.generic)):  # None: no mechanism, no hook
+        raise TypeError(f"mechanism must be a mechanism (an object, e.g. with law() or log_density()), got "
+                        f"{mechanism!r:.80} ({type(mechanism).__name__})")
+    if isinstance(pair, np.ndarray) and pair.ndim >= 1:
+        check_elements(pair, "pair")
+        pair = tuple(pair)
     if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        raise ValueError(f"pair must be (d, d_prime), got {pair!r}")
+        raise ValueError(f"pair must be (d, d_prime), got {pair!r:.80}")
+    check_finite_input(pair[0], "pair[0]"), check_finite_input(pair[1], "pair[1]")
+    o = np.asarray(None if isinstance(out, (str, bytes)) else out)
+    check_elements(o, "out")
+    if o.dtype.kind not in "biuf" or o.ndim == 0 or (o.dtype.kind == "f" and not np.isfinite(o).all()):
+        raise ValueError(f"out must be an array of the mechanism's finite numeric outputs, got {out!r:.80}")
     stats: list[tuple[str, Any]] = []
-    if hasattr(mechanism, "log_density"):
+    if callable(getattr(mechanism, "log_density", None)):
         stats.append(("log-likelihood ratio", LogLikelihoodRatio(mechanism, pair[0], pair[1])))
-    if np.ndim(out) == 1 and callable(getattr(mechanism, "law", None)):
+    if o.ndim == 1 and callable(getattr(mechanism, "law", None)):
         try:
             _table(mechanism, pair[0], pair[1])
         except Exception:  # a law that does not apply to these inputs: no white-box statistic from it

@@ -22,6 +22,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from dpverify.validation import check_elements
+
 __all__ = ["MAX_PARTS", "event_form", "event_words", "intervals_words", "number_text", "statistic_subject",
            "values_words"]
 
@@ -112,6 +114,8 @@ def _integers(values) -> list[int]:
     """``values`` as sorted distinct Python ints, checked."""
     if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
         raise TypeError(f"values must be a collection of integers, got {type(values).__name__} {_short(values)}")
+    if isinstance(values, np.ndarray):
+        check_elements(values, "values")
     a = values if isinstance(values, np.ndarray) else np.asarray(list(values))
     if a.ndim != 1 or a.size == 0:
         raise ValueError(f"values must be a non-empty 1-d collection of integers, got {_short(values)}")

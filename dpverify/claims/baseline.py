@@ -32,25 +32,33 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from dpverify.claims.checks import check_mapping, check_text
 from dpverify.claims.drift import DEFAULT_ATOL, DEFAULT_RTOL, compare_reports
+from dpverify.validation import check_bool, check_path
 
 __all__ = ["DEFAULT_ATOL", "DEFAULT_RTOL", "baseline_key", "drift", "entry_of", "load_baseline", "write_baseline"]
 
 
 def baseline_key(claim_id: str, thorough: bool = False) -> str:
     """The baseline key of a claim's run (``id`` or ``id[thorough]``)."""
+    check_text(claim_id, "claim_id")
+    thorough = check_bool(thorough, "thorough")
     return f"{claim_id}[thorough]" if thorough else claim_id
 
 
 def entry_of(result_json: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a result (its ``--json`` form) that a baseline keeps."""
+    check_mapping(result_json, "result_json")
+    for key in ("verdict", "expected"):
+        if key not in result_json:
+            raise ValueError(f"result_json has no {key!r}: it is not a result's --json form (result_to_json)")
     return {"verdict": result_json["verdict"], "expected": result_json["expected"],
             "evidence": result_json.get("evidence") or {}}
 
 
 def load_baseline(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
     """Read a baseline; a missing or malformed file is a one-line ``ValueError``."""
-    p = Path(path)
+    p = check_path(path, "path")
     if not p.is_file():
         raise ValueError(f"baseline {str(p)!r} does not exist (write it with the update-baseline option)")
     try:
@@ -79,6 +87,9 @@ def write_baseline(path: str | os.PathLike, entries: Mapping[str, Mapping[str, A
     """
     from dpverify.atomic import atomic_write_text, check_output_path
 
+    check_path(path, "path")
+    check_mapping(entries, "entries", of_mappings=True)
+    merge = check_bool(merge, "merge")
     p = check_output_path(path, force=True, name="baseline")
     old = load_baseline(p) if merge and p.exists() else {}
     return atomic_write_text(p, dumps({**old, **entries}), force=True, name="baseline")
@@ -91,6 +102,8 @@ def drift(baseline: Mapping[str, Mapping[str, Any]], current: Mapping[str, Mappi
     A key of ``current`` missing from the baseline is a difference; baseline
     keys that were not run are not compared.
     """
+    check_mapping(baseline, "baseline", of_mappings=True)
+    check_mapping(current, "current", of_mappings=True)
     out = []
     for key in sorted(current):
         if key not in baseline:

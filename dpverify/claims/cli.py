@@ -54,6 +54,10 @@ def _output_options(args: argparse.Namespace) -> None:
     from dpverify.atomic import check_output_path
     from dpverify.claims.baseline import drift
 
+    for flag, value in (("--baseline", args.baseline), ("--update-baseline", args.update_baseline),
+                        ("--save", args.save)):
+        if value is not None and not value.strip():  # '' would be read as the option left out
+            raise ValueError(f"{flag} needs a file name, got {value!r}")
     if args.baseline and args.update_baseline:
         raise ValueError("give either --baseline (check) or --update-baseline (write), not both")
     drift({}, {}, rtol=args.rtol, atol=args.atol)  # the library checks the tolerances

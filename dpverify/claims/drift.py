@@ -94,14 +94,26 @@ def _as_number(v: Any) -> float | None:
 
 
 def flatten_evidence(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Leaves of JSON evidence as ``(path, leaf)``; a formula or a fraction is one leaf."""
+    """Leaves of JSON evidence as ``(path, leaf)``; a formula or a fraction is one leaf.
+
+    Example
+    -------
+    >>> list(flatten_evidence({"a": [1, {"b": 2.5}]}))
+    [('a#len', 2), ('a[0]', 1), ('a[1].b', 2.5)]
+    """
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix must be a string, got {prefix!r} of type {type(prefix).__name__}")
+    return _flatten(value, prefix)
+
+
+def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
     if isinstance(value, Mapping) and not (set(value) in ({"sympy", "latex"}, {"fraction", "float"})):
         for k, v in value.items():
-            yield from flatten_evidence(v, f"{prefix}.{k}" if prefix else str(k))
+            yield from _flatten(v, f"{prefix}.{k}" if prefix else str(k))
     elif isinstance(value, list):
         yield f"{prefix}#len", len(value)
         for i, v in enumerate(value):
-            yield from flatten_evidence(v, f"{prefix}[{i}]")
+            yield from _flatten(v, f"{prefix}[{i}]")
     else:
         yield prefix, value
 
@@ -128,8 +140,7 @@ def compare_reports(old: Mapping[str, Any], new: Mapping[str, Any], *, rtol: flo
         A number moved when ``|new − old| > atol + rtol·|old|``.
     """
     for name, d in (("old", old), ("new", new)):
-        if not isinstance(d, Mapping) or not isinstance(d.get("claims"), list):
-            raise ValueError(f"{name} must be a report document with a 'claims' list")
+        _check_document(d, name)
     rtol = check_real(rtol, "rtol", nonneg=True)
     atol = check_real(atol, "atol", nonneg=True)
     o = {c["id"]: c for c in old["claims"]}
@@ -170,6 +181,19 @@ def compare_reports(old: Mapping[str, Any], new: Mapping[str, Any], *, rtol: flo
     changes.sort(key=lambda c: _KIND_ORDER[c.kind])  # stable: claims stay in id order within a kind
     return Comparison(tuple(changes), dict(old.get("provenance") or {}), dict(new.get("provenance") or {}),
                       len(set(o) & set(n)))
+
+
+def _check_document(d: Any, name: str) -> None:
+    """A report document as :func:`compare_reports` reads it: a 'claims' list of entries with text ids."""
+    if not isinstance(d, Mapping) or not isinstance(d.get("claims"), list):
+        raise ValueError(f"{name} must be a report document with a 'claims' list")
+    if d.get("provenance") is not None and not isinstance(d["provenance"], Mapping):
+        raise ValueError(f"{name}['provenance'] must be a mapping, got {type(d['provenance']).__name__}")
+    for i, c in enumerate(d["claims"]):
+        if not isinstance(c, Mapping):
+            raise ValueError(f"{name}['claims'][{i}] must be a mapping (a claim's entry), got {type(c).__name__}")
+        if not isinstance(c.get("id"), str):
+            raise ValueError(f"{name}['claims'][{i}] must have a text 'id', got {c.get('id')!r}")
 
 
 def _comparable(v: Any) -> bool:

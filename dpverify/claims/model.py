@@ -5,12 +5,18 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import numbers
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
+
+from dpverify.claims.checks import check_instance, check_text, shown
 from dpverify.rooms import room_of
+from dpverify.validation import check_real
 
 
 def check_timeout(seconds: Any, name: str = "timeout") -> float:
@@ -25,9 +31,9 @@ def check_timeout(seconds: Any, name: str = "timeout") -> float:
     ...
     ValueError: timeout must be a finite number of seconds > 0, got nan
     """
-    if (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or math.isnan(seconds)
+    if (isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, numbers.Real) or math.isnan(seconds)
             or not seconds > 0 or math.isinf(seconds)):
-        raise ValueError(f"{name} must be a finite number of seconds > 0, got {seconds!r}")
+        raise ValueError(f"{name} must be a finite number of seconds > 0, got {shown(seconds)}")
     return float(seconds)
 
 
@@ -162,6 +168,10 @@ class Source:
     section: str = ""
     equation: str = ""
 
+    def __post_init__(self) -> None:
+        for name in ("seed", "section", "equation"):
+            check_text(getattr(self, name), name)
+
     def __str__(self) -> str:
         parts = [self.seed]
         if self.section:
@@ -194,6 +204,8 @@ class Outcome:
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
             object.__setattr__(self, "verdict", Verdict(self.verdict))
+        check_instance(self.evidence, Mapping, "evidence")
+        check_text(self.summary, "summary")
         if self.route is not None and not isinstance(self.route, Method):
             try:
                 object.__setattr__(self, "route", Method(self.route))
@@ -249,7 +261,7 @@ def namespace_of(claim_id: str) -> str:
     >>> namespace_of("audit.tightness_laplace")
     'audit'
     """
-    return claim_id.split(".", 1)[0]
+    return check_text(claim_id, "claim_id").split(".", 1)[0]
 
 
 def room_name_of(claim_id: str) -> str:
@@ -260,7 +272,7 @@ def room_name_of(claim_id: str) -> str:
     >>> room_name_of("audit.tightness_laplace"), room_name_of("rr.model2.optimum"), room_name_of("zzmine.x")
     ('selftest', 'rr', 'zzmine')
     """
-    r = room_of(claim_id)
+    r = room_of(check_text(claim_id, "claim_id"))
     return namespace_of(claim_id) if r is None else r.name
 
 
@@ -272,6 +284,13 @@ class Result:
     outcome: Outcome
     seconds: float
     error: str | None = None
+
+    def __post_init__(self) -> None:
+        check_instance(self.claim, Claim, "claim")
+        check_instance(self.outcome, Outcome, "outcome")
+        object.__setattr__(self, "seconds", check_real(self.seconds, "seconds", nonneg=True))
+        if self.error is not None:
+            check_text(self.error, "error")
 
     @property
     def verdict(self) -> Verdict:

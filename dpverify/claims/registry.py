@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+from dpverify.claims.checks import check_text
 from dpverify.claims.model import Claim
 from dpverify.claims.sources import SourceError, is_claims_file, load_room, load_rooms, load_sources
 from dpverify.claims.store import (
@@ -64,13 +65,15 @@ __all__ = [
 
 def all_claims(prefix: str | None = None) -> list[Claim]:
     """Every registered claim (rooms loaded), sorted by id, optionally filtered by id prefix."""
+    if prefix is not None:
+        check_text(prefix, "prefix")
     load_rooms()
     return select(registered(), prefix)
 
 
 def get_claim(claim_id: str) -> Claim:
     """The claim of this id (the rooms are loaded when it is not registered yet); KeyError otherwise."""
-    c = lookup(claim_id)
+    c = lookup(check_text(claim_id, "claim_id"))
     if c is None:
         load_rooms()
         c = lookup(claim_id)

@@ -27,6 +27,7 @@ import time
 import traceback
 from typing import Any, Callable, Iterable
 
+from dpverify.claims.checks import check_instance, check_items
 from dpverify.claims.evidence import to_jsonable
 from dpverify.claims.model import (
     AUDIT_VERDICTS,
@@ -38,7 +39,7 @@ from dpverify.claims.model import (
     label_error,
     sampling_notes,
 )
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_bool, check_positive_int
 
 Progress = Callable[[Result], None]
 
@@ -55,6 +56,8 @@ def run_claim(c: Claim, *, thorough: bool = False) -> Result:
     claim's label does not allow (:func:`label_error`).  The evidence of every
     result records its ``route``.
     """
+    check_instance(c, Claim, "c")
+    thorough = check_bool(thorough, "thorough")
     t0 = time.perf_counter()
     notes: set = set()
     try:
@@ -99,7 +102,7 @@ def _with_route(c: Claim, outcome: Outcome, sampled: Iterable[str] = ()) -> Outc
 
 def errors_first(results: Iterable[Result]) -> list[Result]:
     """The results with the ``error`` ones first (otherwise in the given order)."""
-    results = list(results)
+    results = check_items(results, Result, "results")
     return [r for r in results if r.verdict is Verdict.ERROR] + [r for r in results if r.verdict is not Verdict.ERROR]
 
 
@@ -309,6 +312,8 @@ def run_claims(
     Parameters
     ----------
     claims : iterable of Claim
+        A claim given twice runs once (its result fills both places); two different claims
+        with one id are a ValueError.
     thorough : bool
         Passed to every check (long sweeps).
     jobs : int
@@ -325,29 +330,45 @@ def run_claims(
         that the time limit applies and a crash of the interpreter (e.g. a
         segfault in a solver) cannot take the caller down.
     """
-    claims = list(claims)
+    claims = check_items(claims, Claim, "claims")
+    thorough = check_bool(thorough, "thorough")
     jobs = check_positive_int(jobs, "jobs")
     if timeout is not None:
         timeout = check_timeout(timeout)
+    isolate = check_bool(isolate, "isolate")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a function progress(result), got {type(progress).__name__}")
     results: dict[str, Result] = {}
-    if not isinstance(isolate, bool):
-        raise TypeError(f"isolate must be a bool, got {isolate!r}")
+    distinct = _distinct(claims)
     if jobs == 1 and not isolate and timeout is None:
-        for c in claims:
+        for c in distinct:
             r = run_claim(c, thorough=thorough)
             results[c.id] = r
             if progress:
                 progress(r)
         return [results[c.id] for c in claims]
 
-    for r in _run_in_processes(claims, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress):
+    for r in _run_in_processes(distinct, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress):
         results[r.claim.id] = r
     return [results[c.id] for c in claims]
 
 
+def _distinct(claims: list[Claim]) -> list[Claim]:
+    """The claims without repeats (a claim given twice runs once: results are keyed by id).
+
+    Two different claims with one id are a ValueError: one result could not stand for both.
+    """
+    seen: dict[str, Claim] = {}
+    for i, c in enumerate(claims):
+        old = seen.setdefault(c.id, c)
+        if old is not c and old != c:
+            raise ValueError(f"claims holds two different claims with the id {c.id!r} (the second at index {i})")
+    return list(seen.values())
+
+
 def result_to_json(r: Result) -> dict[str, Any]:
     """The machine-readable form of a result (the ``--json`` schema)."""
-    c = r.claim
+    c = check_instance(r, Result, "r").claim
     return {
         "id": c.id,
         "source": str(c.source),

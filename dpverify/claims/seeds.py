@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
-__all__ = ["seed_path", "seed_text", "seed_sha256"]
+__all__ = ["check_prefix", "seed_path", "seed_text", "seed_sha256"]
+
+_PREFIX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def _roots() -> list[Path]:
@@ -28,7 +31,19 @@ def _roots() -> list[Path]:
 
 
 def seed_path(prefix: str) -> Path | None:
-    """The seed file whose name starts with ``prefix + '_'`` (e.g. ``"000"``), or None."""
+    """The seed file whose name starts with ``prefix + '_'`` (e.g. ``"000"``), or None.
+
+    ``prefix`` is the seed's number as text: letters, digits, ``_``, ``.`` and ``-``
+    (no path separator or wildcard, which would reach other files).
+
+    Example
+    -------
+    >>> seed_path("0/../*")
+    Traceback (most recent call last):
+    ...
+    ValueError: prefix must be a seed's number such as '000' (letters, digits, '_', '.', '-'), got '0/../*'
+    """
+    check_prefix(prefix)
     for root in _roots():
         if root.is_dir():
             hits = sorted(root.glob(f"{prefix}_*.txt"))
@@ -37,11 +52,29 @@ def seed_path(prefix: str) -> Path | None:
     return None
 
 
+def check_prefix(prefix: str, name: str = "prefix") -> str:
+    """A seed's number as text (letters, digits, ``_``, ``.``, ``-``; never a path or a wildcard).
+
+    Example
+    -------
+    >>> check_prefix("000")
+    '000'
+    """
+    if not isinstance(prefix, str):
+        raise TypeError(f"{name} must be a seed's number as text such as '000', got {prefix!r} of type "
+                        f"{type(prefix).__name__}")
+    if not _PREFIX_RE.match(prefix):
+        raise ValueError(f"{name} must be a seed's number such as '000' (letters, digits, '_', '.', '-'), got {prefix!r}")
+    return prefix
+
+
 def seed_text(prefix: str) -> str | None:
+    """The text of the seed file :func:`seed_path` finds, or None."""
     p = seed_path(prefix)
     return p.read_text(encoding="utf-8") if p else None
 
 
 def seed_sha256(prefix: str) -> str | None:
+    """The sha256 (hex) of the seed file :func:`seed_path` finds, or None."""
     p = seed_path(prefix)
     return hashlib.sha256(p.read_bytes()).hexdigest() if p else None

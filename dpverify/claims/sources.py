@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import Iterable
 
 from dpverify.claims import store
+from dpverify.claims.checks import check_instance, check_items
 from dpverify.claims.model import Claim
 from dpverify.rooms import Room, claim_module_names, claims_modules_in, is_claims_file, problems, rooms
+from dpverify.validation import check_path
 
 __all__ = ["ClaimDefinitionError", "SourceError", "authoring_error", "claim_files", "is_claims_file", "load_room", "load_rooms", "load_sources", "module_of_file"]
 
@@ -126,6 +128,7 @@ def _import(room: str, module: str) -> bool:
 
 def load_room(r: Room) -> list[Claim]:
     """Import a room's package and its claims modules (once); return the claims they registered."""
+    check_instance(r, Room, "r")
     before = store.snapshot()
     if r.name in _LOADED:
         return []
@@ -157,6 +160,7 @@ def module_of_file(path: Path):
     ``__init__.py``; that folder goes first on ``sys.path`` so the file can
     import its neighbours.  A file already imported (under any name) is reused.
     """
+    path = check_path(path, "path").resolve()
     for m in list(sys.modules.values()):
         f = getattr(m, "__file__", None)
         if f and f.endswith(path.name):
@@ -252,8 +256,12 @@ def load_sources(specs: Iterable[str]) -> list[Claim]:
     ...
     dpverify.claims.sources.SourceError: no/such/folder: no such file, folder or importable module
     """
+    specs = check_items(specs, (str, os.PathLike), "specs")
     found: dict[str, Claim] = {}
-    for spec in specs:
+    for i, spec in enumerate(specs):
+        spec = os.fspath(spec)
+        if not isinstance(spec, str) or not spec.strip():  # '' would mean the current folder without saying so
+            raise SourceError(f"specs[{i}] must be a non-empty path or module name, got {spec!r}")
         p = Path(spec)
         if p.is_file():
             if p.suffix != ".py":

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import os
 import re
 import traceback
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
+from dpverify.claims.checks import check_instance, check_items, check_mapping, check_text, shown
 from dpverify.claims.model import AUDIT_VERDICTS, CheckFn, Claim, Method, Outcome, Source, Verdict, check_timeout
 from dpverify.rooms import PACKAGE_DIR, proof_name, reserved_namespaces
 
@@ -72,6 +74,9 @@ def _origin(fn: Callable) -> str:
 
 def in_package(origin: str) -> bool:
     """Whether a file (or dotted module) lies inside the dpverify package."""
+    if isinstance(origin, os.PathLike):
+        origin = os.fspath(origin)
+    check_text(origin, "origin")
     try:
         return Path(origin).resolve().is_relative_to(PACKAGE_DIR)
     except (OSError, ValueError):
@@ -80,8 +85,14 @@ def in_package(origin: str) -> bool:
 
 def _validate(c: Claim) -> None:
     """Every check of a claim's fields, each error naming the claim (the only place they are checked)."""
+    _validate_fields(c)
+    _check_signature(c)
+
+
+def _validate_fields(c: Claim) -> None:
+    """The checks of a claim's fields but its check function (run when :func:`claim` is called)."""
     if not isinstance(c.id, str) or not ID_RE.match(c.id):
-        raise ValueError(f"claim id must be '<room>.<name>' (room: a Python identifier), got {c.id!r}")
+        raise ValueError(f"claim id must be '<room>.<name>' (room: a Python identifier), got {shown(c.id)}")
     who = f"claim {c.id!r}"
     if not isinstance(c.method, Method):
         raise ValueError(f"{who}: unknown method {c.method!r}; one of {[m.value for m in Method]}")
@@ -97,14 +108,21 @@ def _validate(c: Claim) -> None:
     check_timeout(c.timeout, f"{who}: timeout")
     if not isinstance(c.source, Source):
         raise TypeError(f"{who}: source must be a Source or (seed, section, equation), got {c.source!r}")
-    if not isinstance(c.statement, str) or not c.statement.strip():
-        raise ValueError(f"{who}: statement must be a non-empty string")
+    if not isinstance(c.statement, str):
+        raise TypeError(f"{who}: statement must be a non-empty string, got {shown(c.statement)} of type "
+                        f"{type(c.statement).__name__}")
+    if not c.statement.strip():
+        raise ValueError(f"{who}: statement must be a non-empty string, got {c.statement!r}")
     if c.proof is not None:
+        if not isinstance(c.proof, str):
+            raise TypeError(f"{who}: proof must be None or a name '<room>/<file>.md', got {shown(c.proof)} of type "
+                            f"{type(c.proof).__name__}")
         try:
             proof_name(c.proof)
         except ValueError:
             raise ValueError(f"{who}: a proof is named '<room>/<file>.md', got {c.proof!r}") from None
-    _check_signature(c)
+    if c.figure is not None and not callable(c.figure):
+        raise TypeError(f"{who}: figure must be None or a function figure(outcome), got {shown(c.figure)}")
 
 
 def _check_signature(c: Claim) -> None:
@@ -204,18 +222,25 @@ def claim(
     """
     src = source if isinstance(source, Source) or not isinstance(source, tuple) else _coerce(
         lambda t: Source(*t), source)
+    fields = dict(id=id, source=src, statement=statement, method=_coerce(Method, method),
+                  expected=_coerce(Verdict, expected), proof=proof, figure=figure, timeout=timeout)
+    _validate_fields(Claim(check=_no_check, **fields))  # bad fields are an error here, decorated or not
 
     def deco(fn: CheckFn) -> CheckFn:
-        register(Claim(id=id, source=src, statement=statement, method=_coerce(Method, method),
-                       expected=_coerce(Verdict, expected), check=fn, proof=proof, figure=figure,
-                       timeout=timeout))
+        register(Claim(check=fn, **fields))
         return fn
 
     return deco
 
 
+def _no_check(thorough: bool = False) -> Outcome:
+    """The stand-in check of a claim whose fields :func:`claim` validates before it has its check."""
+    raise NotImplementedError("a stand-in: the claim's check is given to the decorator")
+
+
 def unregister(claim_id: str) -> None:
     """Remove a claim (used by tests that register throw-away claims)."""
+    check_text(claim_id, "claim_id")
     _REGISTRY.pop(claim_id, None)
     _SOURCES.pop(claim_id, None)
 
@@ -226,6 +251,10 @@ def import_failure(room: str, module: str, exc: BaseException | None = None) -> 
     The claim's id is ``<room>.import:<module>``; its check raises the import's traceback
     (the exception being handled, or ``exc``).
     """
+    check_text(room, "room")
+    check_text(module, "module")
+    if exc is not None:
+        check_instance(exc, BaseException, "exc")
     tb = "".join(traceback.format_exception(exc)) if exc is not None else traceback.format_exc()
     last = (tb.strip().splitlines() or ["?"])[-1]
 
@@ -240,10 +269,20 @@ def import_failure(room: str, module: str, exc: BaseException | None = None) -> 
     return c
 
 
+def installed_room(name: str, namespaces: Iterable[str]) -> contextlib.AbstractContextManager[None]:
+    """While importing an installed room's modules: its claims must use its own namespaces.
+
+    Example
+    -------
+    >>> with installed_room("zzroom", ["zzroom"]):
+    ...     pass
+    """
+    return _installed_room(check_text(name, "name"), tuple(check_items(namespaces, str, "namespaces")))
+
+
 @contextlib.contextmanager
-def installed_room(name: str, namespaces: Iterable[str]) -> Iterator[None]:
-    """While importing an installed room's modules: its claims must use its own namespaces."""
-    _LOADING.append((name, tuple(namespaces)))
+def _installed_room(name: str, namespaces: tuple[str, ...]) -> Iterator[None]:
+    _LOADING.append((name, namespaces))
     try:
         yield
     finally:
@@ -257,7 +296,8 @@ def snapshot() -> dict[str, Claim]:
 
 def registered_since(before: Mapping[str, Claim], files: Iterable[str] = ()) -> list[Claim]:
     """The claims registered (or replaced) since ``before``, and those registered by ``files``, by id."""
-    files = set(files)
+    check_mapping(before, "before")
+    files = set(check_items(files, str, "files"))
     return sorted((c for cid, c in _REGISTRY.items() if _SOURCES.get(cid) in files or before.get(cid) is not c),
                   key=lambda c: c.id)
 
@@ -269,20 +309,24 @@ def registered() -> list[Claim]:
 
 def lookup(claim_id: str) -> Claim | None:
     """The registered claim of this id, if any (no discovery)."""
+    check_text(claim_id, "claim_id")
     return _REGISTRY.get(claim_id)
 
 
 def source_of(claim_id: str) -> str | None:
     """The file (or module) that registered a claim."""
+    check_text(claim_id, "claim_id")
     return _SOURCES.get(claim_id)
 
 
 def select(claims: Iterable[Claim], prefix: str | None) -> list[Claim]:
     """The claims whose id equals or starts with ``prefix`` (all when it is empty)."""
-    claims = list(claims)
+    claims = check_items(claims, Claim, "claims")
+    if prefix is not None:
+        check_text(prefix, "prefix")
     return [c for c in claims if c.id == prefix or c.id.startswith(prefix)] if prefix else claims
 
 
 def claim_ids(claims: Iterable[Claim]) -> list[str]:
     """The ids of claims, in order."""
-    return [c.id for c in claims]
+    return [c.id for c in check_items(claims, Claim, "claims")]

@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpverify.claims.checks import check_items
 from dpverify.rooms import rooms
 
 __all__ = ["Row", "PAPERS", "load_table", "counts", "rows_for_claim", "table_paths"]
@@ -120,5 +121,7 @@ def rows_for_claim(claim_id: str, rows: list[Row] | None = None) -> list[Row]:
     >>> "§5.4.2, M₃ example" in [r.ref for r in rows_for_claim("continual.m3_example")]
     True
     """
-    rows = load_table() if rows is None else rows
+    if not isinstance(claim_id, str):
+        raise TypeError(f"claim_id must be a string, got {claim_id!r} of type {type(claim_id).__name__}")
+    rows = load_table() if rows is None else check_items(rows, Row, "rows")
     return [r for r in rows if claim_id in r.claim_ids]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_counts, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_finite_array, check_positive_int
 from dpverify.continual.fda import fda_errors
 from dpverify.continual.checks import check_eps
 from dpverify.primitives.sampling import discrete_laplace
@@ -53,8 +53,11 @@ def alpha_table(m: int) -> np.ndarray:
     return np.cbrt(err) / (np.cbrt(err) + np.cbrt(2.0 ** np.arange(m + 1)))
 
 
-def coef_counted(k: int, m: int, alpha: np.ndarray, counter: list) -> float:
-    """Alg. 4 coef(k, m) with its loop iterations added to ``counter[0]``.
+def coef_counted(k: int, m: int, alpha: np.ndarray, counter: list | None = None) -> float:
+    """Alg. 4 coef(k, m) with its loop iterations added to ``counter[0]`` (``counter`` None: not counted).
+
+    ``alpha`` holds α_1..α_m (:func:`alpha_table`), each in [0, 1]; ``m`` is at most 62 (k <= 2^m − 1
+    must fit an int64 time step).
 
     Example
     -------
@@ -64,12 +67,25 @@ def coef_counted(k: int, m: int, alpha: np.ndarray, counter: list) -> float:
     >>> abs(lam - float(fda_weights(7)[0])) < 1e-9, c[0]   # the optimum of (5.10); two halvings of div
     (True, 2)
     """
-    m = check_positive_int(m, "m")
+    m = check_positive_int(m, "m", maximum=62)
     k = check_positive_int(k, "k")
     if k > 2**m - 1:
         raise ValueError(f"k must be <= 2^m − 1 = {2**m - 1}, got {k}")
+    alpha = check_finite_array(alpha, "alpha", ndim=1)
     if len(alpha) < m:
         raise ValueError(f"alpha must hold α_1..α_m ({m} values), got {len(alpha)}")
+    if ((alpha < 0) | (alpha > 1)).any():
+        raise ValueError(f"alpha must hold splits in [0, 1], got {alpha[(alpha < 0) | (alpha > 1)][0]!r}")
+    if counter is None:
+        counter = [0]
+    elif not isinstance(counter, list) or not counter or not isinstance(counter[0], (int, np.integer)) \
+            or isinstance(counter[0], (bool, np.bool_)):
+        raise TypeError(f"counter must be a list whose first item is an integer count, got {counter!r}")
+    return _coef_walk(k, m, alpha, counter)
+
+
+def _coef_walk(k: int, m: int, alpha: np.ndarray, counter: list) -> float:
+    """Alg. 4's walk on checked arguments."""
     lam, kt, t, div = 1.0, k, m, 2 ** (m - 1)  # 1-2: λ ← 1, kt ← k, t ← m, div ← 2^(m−1)
     while div != kt:  # 3
         counter[0] += 1

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_counts, check_positive_int
+from dpverify.validation import as_generator, check_counts, check_positive_int, check_size
 from dpverify.continual.checks import check_eps, check_noise
 from dpverify.continual.elders_tree import (  # noqa: F401  (the tree's public names, also importable from here)
     check_elders_branching,
@@ -120,6 +120,7 @@ def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None,
     [8.0, 16.0, 8.0, 16.0]
     """
     n = check_positive_int(n, "n")
+    check_size(n, "n")  # the n releases' MSE array: refused up front beyond the memory budget
     k = resolve_elders_branching(n, branching)
     var = elders_node_variance(elders_levels(n, k), epsilon, noise)
     if check_weights(weights, n) != "uniform":

@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_budget, check_positive_int
 from dpverify.continual.checks import check_n, check_times
 
 __all__ = ["check_elders_branching", "resolve_elders_branching", "elders_digit_range", "elders_levels",
@@ -90,8 +90,11 @@ def elders_digits(t, k: int, levels: int | None = None) -> np.ndarray:
     if u.size == 0 or (u < 1).any():
         raise ValueError("t must be a non-empty array of integers >= 1")
     L = elders_levels(int(u.max()), k) if levels is None else check_positive_int(levels, "levels")
-    out = np.empty((L, u.size), dtype=np.int64)
+    check_budget(L * u.size * 8, f"levels = {L} (with {u.size} times t)")
+    out = np.zeros((L, u.size), dtype=np.int64)
     for j in range(L):
+        if not u.any():  # every t written: the higher digits are 0 (u = 0 stays 0)
+            break
         q = (u - lo) // k
         out[j] = u - k * q  # proof: elders-digit
         u = q

@@ -96,11 +96,25 @@ def p_identity_objective(theta: np.ndarray, W, g: np.ndarray | None = None) -> t
     True
     """
     Wop = _operator(W)
-    th = np.asarray(theta, dtype=float)
+    th = check_finite_array(theta, "theta", ndim=2)
     p, n = th.shape
-    if n != Wop.shape[1] or (th < 0).any() or not np.isfinite(th).all():
-        raise ValueError(f"theta must be a finite non-negative p × {Wop.shape[1]} array")
-    g = _col_sq_norms(Wop) if g is None else g
+    if n != Wop.shape[1] or (th < 0).any() or p < 1:
+        raise ValueError(f"theta must be a finite non-negative p × {Wop.shape[1]} array (p >= 1), got shape {th.shape}")
+    if p * n > 2**24:
+        raise ValueError(f"theta has p × n = {p * n} entries, over the memory budget of 2^24 entries")
+    if g is None:
+        g = _col_sq_norms(Wop)
+    else:
+        g = check_finite_array(g, "g", shape=(n,))
+    F, grad = _objective(th, Wop, g)
+    if not (np.isfinite(F) and np.isfinite(grad).all()):
+        raise ValueError("theta (or g) is too large: F(Θ) or its gradient overflows float64")
+    return F, grad
+
+
+def _objective(th: np.ndarray, Wop, g: np.ndarray) -> tuple[float, np.ndarray]:
+    """F(Θ) and ∂F/∂Θ on checked arguments (the optimiser's inner call)."""
+    p = th.shape[0]
     d = 1.0 + th.sum(axis=0)
     M = np.eye(p) + th @ th.T
     Z = np.asarray(Wop.matmat((d[:, None] * th.T)))  # W D Θᵀ, m × p
@@ -163,10 +177,10 @@ def p_identity(workload, p: int | None = None, *, rng=None, maxiter: int = 500) 
     x0 = as_generator(rng).uniform(0.0, 1.0, size=p * n)
 
     def fun(x):
-        f, gr = p_identity_objective(x.reshape(p, n), Wop, g)
+        f, gr = _objective(x.reshape(p, n), Wop, g)
         return f, gr.ravel()
 
     res = minimize(fun, x0, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * (p * n),
                    options={"maxiter": maxiter})
     th = res.x.reshape(p, n)
-    return PIdentityResult(th, p_identity_objective(th, Wop, g)[0], int(res.nit))
+    return PIdentityResult(th, _objective(th, Wop, g)[0], int(res.nit))

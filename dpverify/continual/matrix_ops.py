@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpverify.validation import check_elements
+from dpverify.validation import check_bool, check_elements
 
 __all__ = ["MAX_ENTRIES", "as_matrix", "dense", "row_sq_norms", "tri_solve", "lu_solve"]
 
@@ -100,6 +100,21 @@ def _row_sq_norms(B) -> np.ndarray:
     return (B**2).sum(axis=1)
 
 
+def _check_rhs(Y, rows: int, name: str = "Y") -> np.ndarray:
+    """The right-hand sides: a finite real ``rows`` × k array (ValueError/TypeError naming ``name``)."""
+    if isinstance(Y, (str, bytes)) or Y is None:
+        raise TypeError(f"{name} must be a real 2-D array, got {type(Y).__name__}")
+    a = np.asarray(Y)
+    check_elements(a, name)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real 2-D array, got dtype {a.dtype}")
+    if a.ndim != 2 or a.shape[0] != rows:
+        raise ValueError(f"{name} must be a {rows} × k array (one row per row of the matrix), got shape {a.shape}")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} has a NaN or infinite entry")
+    return a
+
+
 def tri_solve(T, Y: np.ndarray, lower: bool) -> np.ndarray:
     """Solve T X = Y for sparse triangular T and dense Y by level scheduling.
 
@@ -112,13 +127,22 @@ def tri_solve(T, Y: np.ndarray, lower: bool) -> np.ndarray:
     >>> tri_solve(sp.csr_matrix(np.array([[2.0, 0.0], [1.0, 1.0]])), np.array([[2.0], [3.0]]), lower=True).tolist()
     [[1.0], [2.0]]
     """
+    if not (sp.issparse(T) or isinstance(T, np.ndarray)):
+        raise TypeError(f"T must be a square scipy.sparse matrix or 2-D array, got {type(T).__name__}")
+    lower = check_bool(lower, "lower")
+    T = as_matrix(T, "T")
     T = sp.csr_matrix(T)
     n = T.shape[0]
+    if T.shape != (n, n):
+        raise ValueError(f"T must be square, got shape {T.shape}")
+    Y = _check_rhs(Y, n)
     diag = T.diagonal()
     if (diag == 0).any():
         raise ValueError("strategy is singular (a zero pivot): no reconstruction B = W A⁺")
     off = sp.csr_matrix(T - sp.diags(diag))
     off.eliminate_zeros()
+    if (sp.triu(off) if lower else sp.tril(off)).nnz:
+        raise ValueError(f"T must be {'lower' if lower else 'upper'} triangular (lower={lower})")
     ip, ind = off.indptr, off.indices
     level = np.zeros(n, dtype=np.int64)
     for i in range(n) if lower else range(n - 1, -1, -1):
@@ -147,7 +171,7 @@ def lu_solve(M, Y: np.ndarray) -> np.ndarray:
         lu = spla.splu(sp.csc_matrix(M))
     except RuntimeError:
         raise ValueError("strategy is singular (rank < number of columns): no reconstruction B = W A⁺") from None
-    Y = np.asarray(Y, dtype=np.float64)
+    Y = np.asarray(_check_rhs(Y, lu.shape[0]), dtype=np.float64)
     V = tri_solve(lu.L, _perm_rows(Y, lu.perm_r), lower=True)  # L V = Pr Y
     Z = tri_solve(lu.U, V, lower=False)  # U Z = V
     return Z[lu.perm_c]  # X = Pc Z

@@ -87,6 +87,17 @@ def format_table(rows: list[dict]) -> str:
     method            total MSE      max MSE  sens.  online
     x                         2            1  1.000  yes
     """
+    if not isinstance(rows, (list, tuple)):
+        raise TypeError(f"rows must be a list of compare()'s rows (dicts), got {type(rows).__name__}")
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise TypeError(f"rows[{i}] must be a dict (a row of compare()), got {r!r}")
+        for key in ("name", "total_mse", "max_mse", "sensitivity", "causal"):
+            if key not in r:
+                raise ValueError(f"rows[{i}] must have the key {key!r}, got keys {sorted(map(str, r))}")
+        for key in ("total_mse", "max_mse", "sensitivity"):
+            if isinstance(r[key], (bool, np.bool_)) or not isinstance(r[key], (int, float, np.integer, np.floating)):
+                raise TypeError(f"rows[{i}][{key!r}] must be a real number, got {r[key]!r}")
     out = [f"{'method':<12}{'total MSE':>15}{'max MSE':>13}{'sens.':>7}  online"]
     for r in sorted(rows, key=lambda r: r["total_mse"]):
         out.append(f"{r['name']:<12}{r['total_mse']:>15,.0f}{r['max_mse']:>13,.0f}{r['sensitivity']:>7.3f}  "

@@ -40,6 +40,19 @@ class ContinualMethod:
     leaves_power_of_two: bool = False  # static methods defined for n = 2^m only
     reference: str = ""
 
+    def __post_init__(self) -> None:
+        for field in ("name", "description", "reference"):
+            if not isinstance(getattr(self, field), str):
+                raise TypeError(f"{field} must be a str, got {getattr(self, field)!r}")
+        if not self.name:
+            raise ValueError("name must be a non-empty str, got ''")
+        if not callable(self.expected_mse):
+            raise TypeError(f"expected_mse must be a function, got {self.expected_mse!r}")
+        for field in ("strategy", "release", "stream"):
+            if getattr(self, field) is not None and not callable(getattr(self, field)):
+                raise TypeError(f"{field} must be a function or None, got {getattr(self, field)!r}")
+        check_bool(self.online, "online"), check_bool(self.leaves_power_of_two, "leaves_power_of_two")
+
 
 _METHODS: dict[str, ContinualMethod] = {}
 

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from dpverify.validation import check_nonneg_int
+from dpverify.validation import check_elements, check_nonneg_int
 
 __all__ = ["CountingPath", "trace_stream"]
 
@@ -34,6 +34,15 @@ class CountingPath(list):
     """
 
     def __init__(self, items):
+        if not isinstance(items, (list, tuple, np.ndarray)):
+            raise TypeError(f"items must be a list, tuple or 1-D array of path nodes, got {type(items).__name__}")
+        if isinstance(items, np.ndarray):
+            check_elements(items, "items")
+            if items.ndim != 1:
+                raise ValueError(f"items must be a 1-D array of path nodes, got shape {items.shape}")
+        for i, x in enumerate(items):
+            if isinstance(x, (float, np.floating)) and not np.isfinite(x):
+                raise ValueError(f"items must hold path nodes, got {x!r} at index {i}")
         super().__init__(items)
         self.ops = 0
         self.most = len(self)

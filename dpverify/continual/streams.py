@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_counts
+from dpverify.validation import as_generator, check_counts, check_finite_array
 from dpverify.continual.checks import MAX_TOTAL, check_count, check_eps, check_n, check_noise
 from dpverify.primitives.sampling import discrete_laplace
 
@@ -35,6 +35,14 @@ def draw_run(lam: np.ndarray, epsilon: float, rng: np.random.Generator, noise: s
     >>> z.dtype.kind, z.shape
     ('i', (2,))
     """
+    lam = check_finite_array(lam, "lam", ndim=1)
+    if lam.size == 0:
+        raise ValueError("lam must hold at least one node weight, got an empty array")
+    if (lam <= 0).any():
+        raise ValueError(f"lam must hold node weights > 0, got {lam[lam <= 0][0]!r}")
+    epsilon = check_eps(epsilon)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     if noise == "laplace":
         return rng.laplace(0.0, 1.0 / epsilon, size=lam.size)  # proof: laplace-noise
     if noise == "discrete":

@@ -162,11 +162,25 @@ def err_recursion(e, m):
     >>> sp.simplify(err_recursion(1, 2) - (1 + (1 + sp.cbrt(2)) ** 3))
     0
     """
+    _check_weight(e, "e")  # checked only: a float e stays a float, as before
+    if not isinstance(m, sp.Basic) or m.is_Number:  # a number: 2^((m-1)/3) must stay small
+        if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer, float, np.floating, Fraction, sp.Number)):
+            raise TypeError(f"m must be a real number or a sympy expression, got {m!r} of type {type(m).__name__}")
+        if not (bool(m.is_real) if isinstance(m, sp.Number) else True) or not 1 <= float(m) <= 10_000:
+            raise ValueError(f"m must be a number in [1, 10000] or a sympy expression, got {m!r}")
+    if isinstance(m, sp.Basic) and (m.is_finite is False or m.is_real is False):
+        raise ValueError(f"m must be a finite real number or a sympy expression, got {m!r}")
     w = 2 ** ((m - 1) / sp.Integer(3))
+    u, v, val = _h_at_stationary()
+    return val.subs({u: sp.cbrt(e), v: w})
+
+
+@functools.lru_cache(maxsize=1)
+def _h_at_stationary():
+    """(u, v, h(α*) simplified in e = u³, w = v³): derived once, substituted by every :func:`err_recursion` call."""
     u, v = sp.symbols("u v", positive=True)
     a_star = stationary_alpha(u**3, v**3)
-    val = sp.factor(sp.simplify(h_alpha(u**3, v**3).subs(alpha, a_star)))
-    return val.subs({u: sp.cbrt(e), v: w})
+    return u, v, sp.factor(sp.simplify(h_alpha(u**3, v**3).subs(alpha, a_star)))
 
 
 def popcount_sum_closed_form(m):
@@ -245,6 +259,15 @@ def ratio_sequence(m_max: int, prec: int = 50) -> list:
 # ---------------------------------------------------------------- Thms 5.1 and 5.2 from the block recursions
 
 
+def _check_block(X, name: str) -> int:
+    """The size h of a square scipy.sparse matrix ``X`` (TypeError/ValueError naming ``name``)."""
+    import scipy.sparse as sps
+
+    if not sps.issparse(X) or len(X.shape) != 2 or X.shape[0] != X.shape[1]:
+        raise TypeError(f"{name} must be a square scipy.sparse matrix, got {type(X).__name__} {getattr(X, 'shape', '')}")
+    return X.shape[0]
+
+
 def block_strategy(M_prev):
     """M_{2^m−1} from M_{2^{m−1}−1} by (5.13): diag blocks M_prev, middle row of ones left of the diagonal.
 
@@ -256,7 +279,7 @@ def block_strategy(M_prev):
     """
     import scipy.sparse as sps
 
-    h = M_prev.shape[0]
+    h = _check_block(M_prev, "M_prev")
     ones = sps.csr_matrix(([1.0] * (h + 1), ([0] * (h + 1), list(range(h + 1)))), shape=(1, 2 * h + 1))
     top = sps.hstack([M_prev, sps.csr_matrix((h, h + 1))])
     bottom = sps.hstack([sps.csr_matrix((h, h + 1)), M_prev])
@@ -274,7 +297,7 @@ def block_recombination(B_prev):
     """
     import scipy.sparse as sps
 
-    h = B_prev.shape[0]
+    h = _check_block(B_prev, "B_prev")
     mid = sps.csr_matrix(([1.0] * (h + 1), (list(range(h + 1)), [0] * (h + 1))), shape=(h + 1, 1))
     top = sps.hstack([B_prev, sps.csr_matrix((h, h + 1))])
     bottom = sps.hstack([sps.csr_matrix((h + 1, h)), mid, sps.vstack([sps.csr_matrix((1, h)), B_prev])])

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from dpverify.validation import check_real
+from dpverify.validation import check_finite_array, check_real
 from dpverify.continual.exact import max_column_norm_exact
 
 __all__ = ["WeightsResult", "optimal_weights", "dual_bound"]
@@ -104,6 +104,11 @@ def dual_bound(R, A, mu, lam=None) -> float:
     2.0
     """
     absA, B2, _ = _matrices(R, A)
+    mu = check_finite_array(mu, "mu", ndim=1)
+    if lam is not None:
+        lam = check_finite_array(lam, "lam", ndim=1)
+        if not lam.sum() > 0:
+            raise ValueError(f"lam must be non-negative release weights with a positive sum, got sum {lam.sum()!r}")
     return _dual(absA, B2, mu, lam)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Iterator
 
 from dpverify.mechanisms.families import Family
@@ -96,6 +96,8 @@ class Catalogue(Sequence):
     """
 
     def __init__(self, fams: dict[str, Family]):
+        if not isinstance(fams, Mapping) or not all(isinstance(f, Family) for f in fams.values()):
+            raise TypeError(f"fams must be a mapping of family names to Family, got {type(fams).__name__}")
         self.families = dict(fams)
         self._names = list(self.families)
         self._built: dict[str, Mechanism] = {}

@@ -122,6 +122,8 @@ def check_signature(function, what: Any = None) -> None:
     ...
     TypeError: mechanism 'laplace' must take (data, rng, n) positionally, but its signature is laplace(value, sensitivity, epsilon, rng=None, size=None) (its 'rng' would not receive the generator); wrap it, e.g. lambda data, rng, n: laplace(...) (a mechanism is `mechanism(data, rng, n)`: the input, a numpy Generator and the number of draws, returning n outputs)
     """
+    if not callable(function):
+        raise TypeError(f"function must be callable f(data, rng, n), got {type(function).__name__}")
     try:
         sig = inspect.signature(function)
     except (TypeError, ValueError):  # a builtin or extension callable without a readable signature
@@ -247,6 +249,8 @@ def audited(obj: Any, /, *, epsilon: float, delta: float = 0.0) -> Any:
     >>> m.epsilon, m.relation.domain.shape
     (2.0, ())
     """
+    if delta is None:
+        raise TypeError("delta must be a real number in [0, 1), got None")
     if isinstance(obj, Mechanism) and hasattr(obj.relation, "candidates") and isinstance(obj.claim, CLAIM_TYPES):
         return obj
     own = getattr(obj, "epsilon", None)
@@ -285,4 +289,7 @@ def sampler(obj: Any, /) -> Any:
             return m
         return FunctionMechanism(m.sample, name=m.name, relation=m.relation, claim=m.claim,
                                  law=getattr(m, "law", None), source=m if hasattr(m, "log_density") else None)
+    if not callable(obj):
+        raise TypeError(f"mechanism must be a Mechanism, have sample(data, rng, n) or be callable f(data, rng, n), "
+                        f"got {type(obj).__name__}")
     return obj

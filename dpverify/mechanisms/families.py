@@ -32,7 +32,7 @@ import numpy as np
 from dpverify.mechanisms.protocol import FunctionMechanism
 from dpverify.mechanisms.relations import Pairs
 from dpverify.mechanisms.sampling import sample_finite
-from dpverify.validation import check_real, check_row_stochastic
+from dpverify.validation import check_positive_int, check_real, check_row_stochastic
 
 __all__ = ["Call", "Family", "MatrixLaw", "Pair", "Param", "family_name", "finite_sampler"]
 
@@ -134,6 +134,12 @@ class Family:
     def __post_init__(self):
         if not callable(self.factory) or not callable(self.pairs):
             raise TypeError("factory and pairs must be callable")
+        for name in ("space", "default"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise TypeError(f"{name} must be a mapping of parameter names, got {type(getattr(self, name)).__name__}")
+        check_positive_int(self.samples, "samples")
+        if not isinstance(self.note, str):
+            raise TypeError(f"note must be a str, got {type(self.note).__name__}")
         unknown = sorted(set(self.default) - set(self.space))
         if unknown:
             raise ValueError(f"family {self.name!r}: default names {unknown[0]!r}, which is not in its space")
@@ -184,6 +190,13 @@ class Call:
     fn: Any
     kw: tuple = ()
 
+    def __post_init__(self):
+        if not callable(self.fn):
+            raise TypeError(f"fn must be callable fn(data, rng, n, **kw), got {type(self.fn).__name__}")
+        if not isinstance(self.kw, (tuple, list)) or not all(
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) for item in self.kw):
+            raise TypeError(f"kw must be a tuple of (name, value) pairs, got {self.kw!r:.80}")
+
     def __call__(self, data, rng, n):
         return self.fn(data, rng, n, **dict(self.kw))
 
@@ -223,4 +236,6 @@ def finite_sampler(law: Callable) -> Callable:
     >>> f(0, np.random.default_rng(0), 3).tolist()
     [1, 1, 1]
     """
+    if not callable(law):
+        raise TypeError(f"law must be callable law(data) -> (support, probs), got {type(law).__name__}")
     return partial(_finite, law)

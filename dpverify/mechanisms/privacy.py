@@ -95,7 +95,7 @@ class DeltaCurve:
         if self.epsilon != math.inf:
             object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         if self.point_delta is not None:
-            object.__setattr__(self, "point_delta", check_delta(self.point_delta))
+            object.__setattr__(self, "point_delta", check_delta(self.point_delta, "point_delta"))
 
     @property
     def delta(self) -> float:

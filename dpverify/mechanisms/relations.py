@@ -39,14 +39,15 @@ ValueError: linf neighbours, bound 1, d in R^(3,) states no domain to search: gi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from dpverify.mechanisms.domain import DEFAULT_DOMAIN, Domain, number_text
+from dpverify.mechanisms.domain import DEFAULT_DOMAIN, Domain, check_pairs, check_shape, number_text
 from dpverify.mechanisms.sampling import describe_input
-from dpverify.validation import as_generator, check_nonneg_int, check_real
+from dpverify.validation import as_generator, check_bool, check_elements, check_nonneg_int, check_real
 
 __all__ = ["DEFAULT_DOMAIN", "KINDS", "Domain", "Neighbours", "Pairs", "as_relation"]
 
@@ -96,15 +97,19 @@ class Neighbours:
     def __post_init__(self):
         if not isinstance(self.default_domain, (bool, np.bool_)):
             raise TypeError(f"default_domain must be True or False, got {self.default_domain!r}")
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown neighbouring relation {self.kind!r}; valid: {', '.join(KINDS)}")
-        shape = () if self.shape == () else tuple(int(s) for s in np.atleast_1d(self.shape))
-        if any(s < 1 for s in shape) or int(np.prod(shape)) > 10**6:
+        if not isinstance(self.kind, str) or self.kind not in KINDS:
+            raise ValueError(f"unknown neighbouring relation kind={self.kind!r}; valid: {', '.join(KINDS)}")
+        shape = check_shape(self.shape)
+        if math.prod(shape) > 10**6:
             raise ValueError(f"shape must be a tuple of positive sizes (at most 10^6 entries), got {self.shape!r}")
         if shape == () and self.kind == "add_remove":
             raise ValueError("kind 'add_remove' needs a shape with records, got the scalar shape ()")
         object.__setattr__(self, "shape", shape)
         check_real(self.bound, "bound", positive=True)
+        check_bool(self.integer, "integer")
+        for side in ("low", "high"):
+            if getattr(self, side) is not None:
+                check_real(getattr(self, side), side)
         if self.integer and self.kind in ("linf", "l1") and self.bound < 1:
             raise ValueError(f"bound={self.bound!r} < 1 admits no pair of integer entries (kind {self.kind!r}): "
                              "integers that differ, differ by at least 1")
@@ -120,6 +125,11 @@ class Neighbours:
             raise ValueError(f"default_domain=True completes low={self.low!r}, high={self.high!r} with the default "
                              f"{list(DEFAULT_DOMAIN)} into an empty range; give both low and high")
         if self.values is not None:
+            if isinstance(self.values, np.ndarray):
+                check_elements(self.values, "values")
+            if isinstance(self.values, (str, bytes)) or not hasattr(self.values, "__iter__") or (
+                    isinstance(self.values, np.ndarray) and self.values.ndim == 0):
+                raise TypeError(f"values must be a finite collection of numbers, got {describe_input(self.values)}")
             vals = tuple(sorted({float(check_real(v, "values")) for v in self.values}))
             if len(vals) < 2:
                 raise ValueError(f"values must hold at least two distinct numbers, got {self.values!r}")
@@ -290,18 +300,18 @@ class Pairs:
     description: str = ""
 
     def __post_init__(self):
-        if not isinstance(self.pairs, (str, bytes)) and not hasattr(self.pairs, "__iter__"):
+        if isinstance(self.pairs, np.ndarray):
+            check_elements(self.pairs, "pairs")
+        if not isinstance(self.pairs, (str, bytes)) and (
+                not hasattr(self.pairs, "__iter__") or isinstance(self.pairs, np.ndarray) and self.pairs.ndim == 0):
             raise TypeError(f"pairs must be a non-empty sequence of (d, d_prime) pairs, "
                             f"got {describe_input(self.pairs)} ({type(self.pairs).__name__})")
         if not isinstance(self.description, str):
             raise TypeError(f"description must be a string, got {type(self.description).__name__}")
-        pairs = tuple(self.pairs) if not isinstance(self.pairs, (str, bytes)) else None
+        pairs = check_pairs(self.pairs, "pairs") if not isinstance(self.pairs, (str, bytes)) else None
         if not pairs:
             raise ValueError(f"pairs must be a non-empty sequence of (d, d_prime) pairs, got {self.pairs!r}")
-        for p in pairs:
-            if isinstance(p, (str, bytes)) or not hasattr(p, "__len__") or len(p) != 2:
-                raise ValueError(f"pairs must hold (d, d_prime) pairs, got {p!r}")
-        object.__setattr__(self, "pairs", tuple((p[0], p[1]) for p in pairs))
+        object.__setattr__(self, "pairs", pairs)
 
     def __str__(self) -> str:
         return self.description or f"{len(self.pairs)} explicit pair(s)"
@@ -354,7 +364,10 @@ def as_relation(relation, *, name: str = "relation"):
         if not text:
             raise ValueError(f"{name} must not be empty text")
         return Neighbours(shape=(), kind="l1", bound=1.0, description=text, default_domain=True)
-    if isinstance(relation, (list, tuple)):
-        return Pairs(tuple(relation))
+    if isinstance(relation, (list, tuple, np.ndarray)):
+        pairs = check_pairs(relation, name)  # an array of shape (k, 2, ...): k pairs
+        if not pairs:
+            raise ValueError(f"{name} must hold at least one (d, d_prime) pair, got {describe_input(relation)}")
+        return Pairs(pairs)
     raise TypeError(f"{name} must be a relation object (with candidates()), a list of (d, d_prime) pairs "
                     f"or text, got {describe_input(relation)} ({type(relation).__name__})")

@@ -124,14 +124,31 @@ def svm_accuracy(published, y_train, X_test, y_test, *, reference=None) -> float
     Xt = check_data(X_test, "X_test", min_rows=1)
     if Xt.shape[1] != P.shape[1]:
         raise ValueError(f"X_test must have {P.shape[1]} columns, got {Xt.shape[1]}")
-    ytr = np.asarray(y_train)
-    yte = np.asarray(y_test)
+    ytr = _labels(y_train, "y_train")
+    yte = _labels(y_test, "y_test")
     if ytr.shape != (P.shape[0],) or yte.shape != (Xt.shape[0],):
         raise ValueError(f"y_train/y_test must have lengths {P.shape[0]}/{Xt.shape[0]}, got {ytr.shape}/{yte.shape}")
     lo, span = _scaling(check_data(reference, "reference") if reference is not None else P,
                         "reference" if reference is not None else "published")
     clf = LinearSVC(C=1.0, dual=False, max_iter=2000).fit((P - lo) / span, ytr)
     return float(clf.score((Xt - lo) / span, yte))
+
+
+def _labels(y, name: str) -> np.ndarray:
+    """Class labels: a 1-d array of integers, bools or text (a float label must be an integer value)."""
+    if y is None or isinstance(y, (str, bytes)):
+        raise TypeError(f"{name} must be an array of class labels, got {y!r}")
+    arr = np.asarray(y)
+    check_elements(arr, name)
+    def label(v) -> bool:
+        if isinstance(v, (str, bool, int, np.integer, np.bool_)):
+            return True
+        return isinstance(v, (float, np.floating)) and float(v).is_integer() and abs(float(v)) < 2**53
+
+    if arr.ndim != 1 or arr.dtype.kind == "c" or arr.dtype.kind in "fO" and not all(map(label, arr.tolist())):
+        raise ValueError(f"{name} must be a 1-d array of class labels (integers or text), got "
+                         f"{arr.dtype} of shape {arr.shape}")
+    return arr
 
 
 def explained_variance(X) -> np.ndarray:
@@ -199,6 +216,8 @@ def at_majority_rate(row: "EvalRow") -> bool:
     >>> at_majority_rate(r), at_majority_rate(EvalRow("x", "ppca", None, 1, 5, 0.1, 0.0, None, None))
     (True, False)
     """
+    if not isinstance(row, EvalRow):
+        raise TypeError(f"row must be an EvalRow (from evaluate), got {type(row).__name__}")
     if row.acc_mean is None or row.majority_rate is None or not row.test_size:
         return False
     return abs(row.acc_mean - row.majority_rate) < 0.5 / row.test_size

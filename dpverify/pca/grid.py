@@ -77,8 +77,14 @@ def method_table(rows, method: str, what: str = "mse_mean") -> dict:
     >>> method_table(rows, "ppca-dp")
     {1.0: [(1, 0.1), (3, 0.30000000000000004)]}
     """
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a method's name (text), got {method!r}")
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of evaluation rows, got {type(rows).__name__}")
     t: dict = {}
     for r in rows:
+        if not all(hasattr(r, a) for a in ("method", "epsilon", "k", what)):
+            raise TypeError(f"rows must hold evaluation rows (method, epsilon, k, {what}), got {type(r).__name__}")
         if r.method == method:
             t.setdefault(r.epsilon, []).append((r.k, getattr(r, what)))
     return {e: sorted(v) for e, v in t.items()}

@@ -171,6 +171,15 @@ def sample_from_scores(fit: PPCAFit, K: np.ndarray, rng) -> np.ndarray:
     >>> bool(np.allclose(sample_from_scores(fit, K, 0), Xn))
     True
     """
+    if not isinstance(fit, PPCAFit):
+        raise TypeError(f"fit must be a PPCAFit (from fit_ppca), got {type(fit).__name__}")
+    if isinstance(K, (str, bytes)) or K is None or np.ndim(K) < 2:
+        raise TypeError(f"K must be an array of score rows of shape (..., n, {fit.k}), got {type(K).__name__}")
+    check_budget(8 * int(np.prod(np.shape(K)[:-1], dtype=float)) * max(fit.mean.shape[-1], fit.k),
+                 f"K with {np.shape(K)[-2]} rows")
+    K = check_finite_array(K, "K")
+    if K.shape[-1] != fit.k:
+        raise ValueError(f"K must hold {fit.k} scores per row (shape (..., n, {fit.k})), got shape {K.shape}")
     g = as_generator(rng)
     lam_k = fit.eigvals[..., : fit.k]
     s2 = fit.sigma2[..., None]
@@ -179,7 +188,11 @@ def sample_from_scores(fit: PPCAFit, K: np.ndarray, rng) -> np.ndarray:
     post_mean = K * (m_inv * root)[..., None, :]                               # eq. (9): M⁻¹Wᵀ(x − μ)
     s = post_mean + g.standard_normal(K.shape) * np.sqrt(s2 * m_inv)[..., None, :]  # proof: posterior
     xs = s @ np.swapaxes(fit.W, -1, -2) + fit.mean[..., None, :]                # eq. (5): W s + μ
-    return xs + g.standard_normal(xs.shape) * np.sqrt(s2)[..., None]           # proof: likelihood
+    out = xs + g.standard_normal(xs.shape) * np.sqrt(s2)[..., None]            # proof: likelihood
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"K has scores too large for float64 (up to {float(np.max(np.abs(K))):.3g}): "
+                         "the published rows overflow")
+    return out
 
 
 @dataclass(frozen=True)

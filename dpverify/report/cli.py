@@ -104,6 +104,11 @@ def _reading(path, read, *rest, **kw):
 def cmd_report(args: argparse.Namespace) -> int:
     from dpverify.report import load_report
 
+    if args.only == "":  # an empty prefix would silently select every claim
+        raise ValueError("--only needs a non-empty claim id prefix (leave --only out to select every claim)")
+    for flag, value in (("--from", args.from_file), ("--baseline", args.baseline), ("--out", args.out)):
+        if value is not None and not value.strip():  # '' would be read as the option left out
+            raise ValueError(f"{flag} needs a file or folder name, got {value!r}")
     if args.compare:
         return _cmd_compare(args)
     if not args.out:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 from typing import Any, Mapping
 
 from dpverify.report.document import check_entry
@@ -128,8 +129,9 @@ def claim_html(
         raise TypeError(f"raw_evidence must be a mapping or None, got {type(raw_evidence).__name__}")
     if figure is not None and not isinstance(figure, FigureImage):
         raise TypeError(f"figure must be a FigureImage or None, got {type(figure).__name__}")
-    if isinstance(figure_number, bool) or not isinstance(figure_number, int) or figure_number < 0:
+    if isinstance(figure_number, bool) or not isinstance(figure_number, numbers.Integral) or figure_number < 0:
         raise TypeError(f"figure_number must be an integer >= 0, got {figure_number!r}")
+    figure_number = int(figure_number)
     if not isinstance(proof_ids, Mapping):
         raise TypeError(f"proof_ids must be a mapping of proof names to HTML ids, got {type(proof_ids).__name__}")
     verdict = str(c.get("verdict", "?"))

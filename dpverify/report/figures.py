@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import numbers
 import struct
 import traceback
 from dataclasses import dataclass
@@ -47,6 +48,10 @@ class FigureImage:
 
 def figure_caption(fig: Any, figure_data: Any = None) -> str:
     """The caption a figure function gave: ``fig._dpverify_caption``, else ``figure_data["caption"]``, else ``""``."""
+    from matplotlib.figure import Figure
+
+    if fig is not None and not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure or None, got {type(fig).__name__}")
     cap = getattr(fig, "_dpverify_caption", None)
     if not cap and isinstance(figure_data, dict):
         cap = figure_data.get("caption")
@@ -62,8 +67,9 @@ def figure_to_png(fig: Any, *, dpi: int = _DPI) -> FigureImage:
 
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    if isinstance(dpi, bool) or not isinstance(dpi, int) or dpi < 10:
-        raise ValueError(f"dpi must be an integer >= 10, got {dpi!r}")
+    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Integral) or not 10 <= dpi <= 2400:
+        raise ValueError(f"dpi must be an integer in [10, 2400], got {dpi!r}")
+    dpi = int(dpi)
     FigureCanvasAgg(fig)  # attach an Agg canvas: no display needed, whatever the pyplot backend
     buf = io.BytesIO()
     # "tight" keeps axis labels that stick out of the figure; the size is read back from the PNG header

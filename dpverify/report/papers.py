@@ -103,7 +103,12 @@ def papers_from_spec(path: str | Path) -> dict[str, Paper]:
     Markdown emphasis and back-ticks are removed; the paper column is cut at
     the first " — " (the remark after the title).
     """
-    text = Path(path).read_text(encoding="utf-8")
+    from dpverify.validation import check_path
+
+    path = check_path(path, "path")
+    if not path.is_file():
+        raise ValueError(f"path must be a papers' spec file, got {str(path)!r} (no such file)")
+    text = path.read_text(encoding="utf-8")
     out: dict[str, Paper] = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

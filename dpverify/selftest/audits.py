@@ -51,5 +51,7 @@ def audited(mech: Any, d: Any, dp: Any, *, epsilon: float, samples: int, seed: i
     >>> out.verdict.value, out.evidence["mechanism"].startswith("LaplaceMechanism(")
     ('inconclusive', True)
     """
+    if seed is None:
+        raise TypeError("seed must be an integer (a claim's audit is seeded), got None")
     out = audit_epsilon(mech, d, dp, epsilon=epsilon, samples=samples, confidence=confidence, rng=seed, **kw)
     return Outcome(out.verdict, {**out.evidence, "mechanism": repr(mech)}, summary=out.summary)

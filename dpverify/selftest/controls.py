@@ -6,8 +6,10 @@
 - :class:`LibraryLaplace` and :class:`SafeLaplace` are the primitives' float and safe Laplace
   releases, audited with the floating-point attack (:mod:`dpverify.audit.controls.floating_point`);
 - :class:`FDARelease` releases a count stream with the continual room's FDA strategy, one call of
-  :func:`dpverify.continual.release` per sample; ``audit.control.fda_release`` audits it against its
-  claimed ε with the :class:`~dpverify.audit.controls.SuffixSum` statistic.
+  ``dpverify.continual.release`` per sample, found through the catalogue (family
+  ``continual.release[fda, <noise>]``: this room names no paper's room in an import);
+  ``audit.control.fda_release`` audits it against its claimed ε with the
+  :class:`~dpverify.audit.controls.SuffixSum` statistic.
 
 Example
 -------
@@ -20,12 +22,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from dpverify.audit.controls import Control, ScalarRelease
-from dpverify.continual import release
 from dpverify.mechanisms import Neighbours
+from dpverify.mechanisms.catalogue import families
 from dpverify.primitives import additive  # called through the module: the Laplace controls audit the
 # library's release as it is at call time (the mutation tests patch it there)
 from dpverify.primitives.exponential import exponential_probabilities
@@ -33,7 +36,8 @@ from dpverify.primitives.randomized_response import randomized_response
 from dpverify.primitives.sampling import discrete_laplace
 from dpverify.validation import check_epsilon, check_positive_int, check_real
 
-__all__ = ["ExponentialMechanism", "FDARelease", "GeometricMechanism", "KRR", "LibraryLaplace", "SafeLaplace"]
+__all__ = ["ExponentialMechanism", "FDARelease", "GeometricMechanism", "KRR", "LibraryLaplace", "SafeLaplace",
+           "fda_release_sampler"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class FDARelease(Control):
 
     def __post_init__(self):
         check_epsilon(self.epsilon)
+        fda_release_sampler(self.epsilon, self.noise)  # checks noise, and that the continual room is there
+        check_positive_int(self.steps, "steps")
 
     @property
     def relation(self) -> Neighbours:
@@ -62,9 +68,43 @@ class FDARelease(Control):
                           description="one count a_t changes by 1 (add/remove one record)")
 
     def __call__(self, data, rng, n):
+        sample = fda_release_sampler(self.epsilon, self.noise)
         with warnings.catch_warnings():  # the float-Laplace control is audited on purpose
             warnings.simplefilter("ignore", UserWarning)
-            return np.stack([release(data, self.epsilon, "fda", rng, noise=self.noise) for _ in range(n)])
+            return sample(data, rng, n)
+
+
+_FDA_NOISES = ("laplace", "discrete")
+
+
+def fda_release_sampler(epsilon: float, noise: str):
+    """The continual room's batch FDA release as a sampler ``(data, rng, n) -> (n, len(data))``.
+
+    Found through the catalogue (family ``continual.release[fda, <noise>]``), so this room imports
+    no paper's room; it draws n calls of ``dpverify.continual.release(data, ε, "fda", rng, noise=noise)``.
+    Raises LookupError when the continual room is not installed.
+
+    Example
+    -------
+    >>> fda_release_sampler(1.0, "discrete")(np.array([1, 0, 2]), np.random.default_rng(0), 2).shape
+    (2, 3)
+    """
+    check_epsilon(epsilon)
+    if not isinstance(noise, str):
+        raise TypeError(f"noise must be 'laplace' or 'discrete', got {noise!r} of type {type(noise).__name__}")
+    if noise not in _FDA_NOISES:
+        raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+    return _fda_sampler(float(epsilon), noise)
+
+
+@lru_cache(maxsize=16)
+def _fda_sampler(epsilon: float, noise: str):
+    """The sampler of :func:`fda_release_sampler` (checked arguments), built once per (ε, noise)."""
+    name = f"continual.release[fda, {noise}]"
+    family = families().get(name)
+    if family is None:
+        raise LookupError(f"the catalogue has no family {name!r}: is the continual room installed?")
+    return family.factory(epsilon=epsilon, log2_steps=1).function
 
 
 @dataclass(frozen=True)
@@ -116,6 +156,7 @@ class ExponentialMechanism(Control):
         check_epsilon(self.epsilon)
         check_real(self.sensitivity, "sensitivity", positive=True)
         check_real(self.factor, "factor", positive=True)
+        check_positive_int(self.k, "k")
 
     @property
     def relation(self) -> Neighbours:

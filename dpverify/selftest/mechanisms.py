@@ -16,6 +16,7 @@ from functools import partial
 import numpy as np
 
 from dpverify.mechanisms import Family, FunctionMechanism, MatrixLaw, Pair, Pairs, Param, family_name
+from dpverify.validation import check_epsilon
 
 __all__ = ["control", "control_pairs", "families"]
 
@@ -23,6 +24,18 @@ EPS = Param("float", 0.1, 3.0)
 _RELATIONS = {"HistogramLaplace": "replace one record", "KRR": "local: any two inputs",
               "NoisyMax": "|q - q'|_inf <= 1", "SparseVector": "|q - q'|_inf <= 1",
               "ExponentialMechanism": "|q - q'|_inf <= sensitivity"}
+#: The controls :func:`control` builds (the ones :func:`control_pairs` has neighbouring inputs for).
+_CONTROLS = ("LaplaceMechanism", "GeometricMechanism", "KRR", "ExponentialMechanism", "NoisyMax", "SparseVector",
+             "HistogramLaplace")
+
+
+def _check_cls(cls) -> str:
+    """The control's class name: one of :data:`_CONTROLS` (TypeError for a non-string, ValueError otherwise)."""
+    if not isinstance(cls, str):
+        raise TypeError(f"cls must be the name of a control (a str), got {cls!r} of type {type(cls).__name__}")
+    if cls not in _CONTROLS:
+        raise ValueError(f"cls must be one of {', '.join(_CONTROLS)}, got {cls!r}")
+    return cls
 
 
 def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
@@ -37,6 +50,8 @@ def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
     from dpverify.audit.controls import BinDifference
     from dpverify.primitives.mechanisms import all_pairs, score_pairs
 
+    cls = _check_cls(cls)
+    check_epsilon(epsilon)
     k = params.get("k", params.get("bins", 3))
     if cls in ("LaplaceMechanism", "GeometricMechanism"):
         return [Pair(0, 1)]
@@ -51,7 +66,7 @@ def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
                 Pair(np.zeros(k), np.full(k, -1.0), PatternCode(-1, 1))]
     if cls == "HistogramLaplace":
         return [Pair(np.array([0, 1, 1]), np.array([1, 1, 1]), BinDifference(0, 1))]
-    raise ValueError(f"unknown control {cls!r}")
+    raise ValueError(f"cls must be one of {', '.join(_CONTROLS)}, got {cls!r}")
 
 
 def control(*, cls: str, epsilon, **params):
@@ -68,6 +83,7 @@ def control(*, cls: str, epsilon, **params):
     from dpverify.primitives import krr_matrix
     from dpverify.primitives.mechanisms import ExponentialLaw
 
+    cls = _check_cls(cls)
     seed = params.pop("seed", 0)
     kind = getattr(engine_controls, cls, None) or getattr(room_controls, cls)
     obj = kind(epsilon=epsilon, **params)

@@ -19,7 +19,17 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpverify.validation import as_generator, check_epsilon, check_positive_int, check_real
+from dpverify.validation import as_generator, check_bool, check_epsilon, check_positive_int, check_real
+
+#: The most outputs a random derivation draws (k floats each; a larger k is a mistake, not a test).
+_MAX_K = 10**7
+
+
+def _seeded(rnd):
+    """The random stream of a derivation's check: a Generator or a seed, never None (reproducible)."""
+    if rnd is None:
+        raise TypeError("rnd must be a numpy.random.Generator or an int seed, got None")
+    return rnd
 
 __all__ = ["laplace_log_ratio_sup", "random_channel_pair", "random_neighbour_scores"]
 
@@ -74,9 +84,11 @@ def random_neighbour_scores(rnd: np.random.Generator, k: int, delta_q: float, *,
     >>> bool(np.all(q2 >= q)), bool(np.max(np.abs(q2 - q)) == 1.5)
     (True, True)
     """
-    rnd = as_generator(rnd, "rnd")
-    check_positive_int(k, "k")
-    check_real(delta_q, "delta_q", positive=True)
+    rnd = as_generator(_seeded(rnd), "rnd")
+    check_positive_int(k, "k", maximum=_MAX_K)
+    if check_real(delta_q, "delta_q", positive=True) > 1e100:
+        raise ValueError(f"delta_q must be at most 1e100 (the scores stay finite), got {delta_q!r}")
+    monotone = check_bool(monotone, "monotone")
     q = rnd.uniform(-5, 5, k)
     step = rnd.uniform(-delta_q, delta_q, k)
     if monotone:
@@ -108,9 +120,11 @@ def random_channel_pair(rnd: np.random.Generator, k: int, *, epsilon: float):
     >>> round(float(r.max() - r.min()), 12), round(float(p.sum()), 12), round(float(q.sum()), 12)
     (1.0, 1.0, 1.0)
     """
-    rnd = as_generator(rnd, "rnd")
-    check_positive_int(k, "k")
+    rnd = as_generator(_seeded(rnd), "rnd")
+    check_positive_int(k, "k", maximum=_MAX_K)
     eps = check_epsilon(epsilon)
+    if eps > 300:
+        raise ValueError(f"epsilon must be at most 300 (e^epsilon stays a float), got {epsilon!r}")
     if k < 2:
         raise ValueError(f"k must be at least 2 (two outputs carry the extreme log-ratios), got {k}")
     p = rnd.dirichlet(np.ones(k))

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify.validation import check_bool, check_elements, check_positive_int
+from dpverify.validation import check_bool, check_elements, check_finite_array, check_positive_int
 
 __all__ = ["LPOptimum", "SOLVER_RANGE", "check_solver_range", "exact_lp_certificate", "lp_optimum", "lp_residuals", "rationals",
            "to_fraction"]
@@ -47,6 +47,7 @@ def lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple[float, float
     ...              np.array([2.0]), np.zeros(0))
     (0.0, 0.0, 0.0, 0.0)
     """
+    c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq = _float_lp(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq)
     slack = b_ub - A_ub @ x
     r = A_ub.T @ y_ub + A_eq.T @ y_eq - c  # reduced costs of the max problem
     eq = np.abs(A_eq @ x - b_eq)
@@ -54,7 +55,51 @@ def lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple[float, float
     dual = max(0.0, float(np.max(-y_ub, initial=0.0)), float(np.max(-r, initial=0.0)))
     cs = max(float(np.max(np.abs(y_ub * slack), initial=0.0)), float(np.max(np.abs(x * r), initial=0.0)))
     gap = abs(float(c @ x) - float(b_ub @ y_ub + b_eq @ y_eq))
-    return primal, dual, cs, gap
+    out = (primal, dual, cs, gap)
+    if not all(math.isfinite(v) for v in out):
+        data = {"c": c, "A_ub": A_ub, "b_ub": b_ub, "A_eq": A_eq, "b_eq": b_eq, "x": x, "y_ub": y_ub, "y_eq": y_eq}
+        top = {k: float(np.max(np.abs(v.tocoo().data if hasattr(v, "tocoo") else v), initial=0.0))
+               for k, v in data.items()}
+        big = max(top, key=top.get)
+        raise ValueError(f"the residuals overflow float64: {big} has entries up to {top[big]:.3g} in absolute value")
+    return out
+
+
+def _float_matrix(A: Any, name: str, m: int, n: int, b_name: str):
+    """A finite float matrix (dense, or scipy sparse as is) of shape (m, n); errors name ``name``."""
+    if hasattr(A, "tocoo") and hasattr(A, "shape"):
+        coo = A.tocoo()
+        check_elements(coo.data, name)
+        if not np.all(np.isfinite(coo.data)):
+            raise ValueError(f"{name} must be finite")
+        M = A
+    else:
+        if A is None or isinstance(A, (str, bytes, dict)):
+            raise TypeError(f"{name} must be a matrix, got {A!r}")
+        M = check_finite_array(A, name)
+        if M.size == 0 and m == 0:
+            M = M.reshape(0, n)
+        if M.ndim != 2:
+            raise ValueError(f"{name} must be a 2-d matrix, got shape {M.shape}")
+    if tuple(M.shape) != (m, n):
+        raise ValueError(f"{name} has shape {tuple(M.shape)}, expected {(m, n)}: one row per entry of {b_name} "
+                         f"({m}), one column per entry of c ({n})")
+    return M
+
+
+def _float_lp(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple:
+    """The float data of :func:`lp_residuals`, checked: finite vectors and matrices of matching sizes."""
+    vec = {}
+    for name, v in (("c", c), ("b_ub", b_ub), ("b_eq", b_eq), ("x", x), ("y_ub", y_ub), ("y_eq", y_eq)):
+        if v is None or isinstance(v, (str, bytes, dict)):
+            raise TypeError(f"{name} must be a vector of reals, got {v!r}")
+        vec[name] = check_finite_array(v, name, ndim=1)
+    n, m, k = len(vec["c"]), len(vec["b_ub"]), len(vec["b_eq"])
+    for name, want, what in (("x", n, "c"), ("y_ub", m, "b_ub"), ("y_eq", k, "b_eq")):
+        if len(vec[name]) != want:
+            raise ValueError(f"{name} must have one entry per entry of {what} ({want}), got {len(vec[name])}")
+    Au, Ae = _float_matrix(A_ub, "A_ub", m, n, "b_ub"), _float_matrix(A_eq, "A_eq", k, n, "b_eq")
+    return vec["c"], Au, vec["b_ub"], Ae, vec["b_eq"], vec["x"], vec["y_ub"], vec["y_eq"]
 
 
 def to_fraction(v: Any, name: str = "LP data") -> Fraction:
@@ -201,16 +246,14 @@ def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, 
     """
     cq = rationals(c, "c")
     n = len(cq)
-    bu = rationals(b_ub, "b_ub") if b_ub is not None else []
-    be = rationals(b_eq, "b_eq") if b_eq is not None else []
-    xu = rationals(x, "x")
-    yu = rationals(y_ub, "y_ub") if len(bu) else []
-    ye = rationals(y_eq, "y_eq") if len(be) else []
-    if len(xu) != n or len(yu) != len(bu) or len(ye) != len(be):
-        raise ValueError(f"dimensions do not match: c {n}, x {len(xu)}, b_ub {len(bu)}, y_ub {len(yu)}, "
-                         f"b_eq {len(be)}, y_eq {len(ye)}")
-    Au = matrix_entries(A_ub, "A_ub")[0] if len(bu) else []
-    Ae = matrix_entries(A_eq, "A_eq")[0] if len(be) else []
+    bu, be = rationals(b_ub, "b_ub"), rationals(b_eq, "b_eq")
+    xu, yu, ye = rationals(x, "x"), rationals(y_ub, "y_ub"), rationals(y_eq, "y_eq")
+    for name, got, want, what in (("x", xu, n, "c"), ("y_ub", yu, len(bu), "b_ub"), ("y_eq", ye, len(be), "b_eq")):
+        if len(got) != want:
+            raise ValueError(f"dimensions do not match: {name} must have one entry per entry of {what} ({want}), "
+                             f"got {len(got)}")
+    Au = _exact_matrix(A_ub, "A_ub", len(bu), n, "b_ub")
+    Ae = _exact_matrix(A_eq, "A_eq", len(be), n, "b_eq")
     lhs_u, lhs_e = [Fraction(0)] * len(bu), [Fraction(0)] * len(be)
     r = [-v for v in cq]  # reduced costs Aᵀy − c
     for i, j, v in Au:
@@ -225,6 +268,30 @@ def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, 
     cs = all(y * s == 0 for y, s in zip(yu, slack)) and all(xj * rj == 0 for xj, rj in zip(xu, r))
     gap = sum(a * b for a, b in zip(cq, xu)) == sum(a * b for a, b in zip(bu, yu)) + sum(a * b for a, b in zip(be, ye))
     return {"primal_feasible": primal, "dual_feasible": dual, "complementary_slackness": cs, "zero_gap": gap}
+
+
+def _exact_matrix(A: Any, name: str, m: int, n: int, b_name: str) -> list[tuple[int, int, Fraction]]:
+    """The non-zero entries of a constraint matrix with ``m`` rows (one per entry of ``b_name``) and
+    ``n`` columns (one per entry of c): a row without a right-hand side is refused, not dropped."""
+    if not isinstance(A, dict) and not hasattr(A, "tocoo"):
+        if A is None or isinstance(A, (str, bytes)):
+            raise TypeError(f"{name} must be a matrix, got {A!r}")
+        M = _object_array(A, name)
+        if M.size == 0 and m == 0:
+            return []
+        if M.ndim != 2 or tuple(M.shape) != (m, n):
+            raise ValueError(f"{name} has shape {M.shape}, expected {(m, n)}: one row per entry of {b_name} "
+                             f"({m}), one column per entry of c ({n})")
+    elif hasattr(A, "tocoo") and tuple(A.shape) != (m, n):
+        raise ValueError(f"{name} has shape {tuple(A.shape)}, expected {(m, n)}: one row per entry of {b_name} "
+                         f"({m}), one column per entry of c ({n})")
+    entries, shape = matrix_entries(A, name)
+    if shape[0] > m or shape[1] > n:
+        i, j = max(((i, j) for i, j, _ in entries), key=lambda t: (t[0] >= m, t[1] >= n), default=(shape[0] - 1,
+                                                                                                shape[1] - 1))
+        raise ValueError(f"{name} has an entry at (row {i}, column {j}), outside {(m, n)}: one row per entry of "
+                         f"{b_name} ({m}), one column per entry of c ({n})")
+    return entries
 
 
 @dataclass(frozen=True)
@@ -260,10 +327,7 @@ def _dense_float(A, m: int, n: int, name: str, b_name: str):
 
     if m == 0:
         return sps.csr_matrix((0, n))
-    entries, shape = matrix_entries(A, name)
-    if (isinstance(A, dict) and (shape[0] > m or shape[1] > n)) or (not isinstance(A, dict) and tuple(shape) != (m, n)):
-        raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}: one row per entry of {b_name} "
-                         f"({m}), one column per entry of c ({n})")
+    entries = _exact_matrix(A, name, m, n, b_name)  # its shape is checked before its entries are converted
     check_solver_range([v for _, _, v in entries], name)
     rows, cols, vals = zip(*((i, j, float(v)) for i, j, v in entries)) if entries else ((), (), ())
     return sps.csr_matrix((vals, (rows, cols)), shape=(m, n))

@@ -44,8 +44,8 @@ class QPOptimum:
 
 def _dense(A, m: int, n: int, name: str, b_name: str = "c") -> list[list[Fraction]]:
     M = [[Fraction(0)] * n for _ in range(m)]
-    if m == 0:
-        return M
+    if m == 0 and (A is None or (len(A) == 0 if isinstance(A, (dict, list, tuple)) else getattr(A, "size", 1) == 0)):
+        return M  # no constraint of this kind; a non-empty A with no right-hand side is refused below
     entries, shape = matrix_entries(A, name)
     if (isinstance(A, dict) and (shape[0] > m or shape[1] > n)) or (not isinstance(A, dict) and tuple(shape) != (m, n)):
         raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}: one row per entry of {b_name} "

@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_positive_int, check_probability, check_real
+from dpverify.validation import as_generator, check_budget, check_positive_int, check_probability, check_real, check_work
 from dpverify.claims.model import Outcome, Verdict, note_sampling
 
 __all__ = ["simulate_against"]
@@ -69,7 +69,7 @@ def simulate_against(draw: Callable[[np.random.Generator, int], Any], expected: 
     Outcome
         ``refuted`` when the test rejects; ``holds`` when it does not and its power at ``detect``
         is at least 1 − beta; ``inconclusive`` otherwise.  The evidence holds the test, its
-        statistic, ``detect``, ``power`` and ``miss_rate_allowed``.
+        statistic, ``detect``, ``power`` (None without ``detect``) and ``miss_rate_allowed``.
 
     Example
     -------
@@ -88,6 +88,8 @@ def simulate_against(draw: Callable[[np.random.Generator, int], Any], expected: 
     n = check_positive_int(n, "n")
     if n < 2:
         raise ValueError(f"n must be >= 2, got {n}")
+    check_work(n, f"n = {n} draws")
+    check_budget(16.0 * n, f"n = {n} draws")  # the draws and their float64 copy
     a = _open_unit(alpha, "alpha")
     b = _open_unit(beta, "beta")
     d = None if detect is None else check_real(detect, "detect")
@@ -104,6 +106,8 @@ def simulate_against(draw: Callable[[np.random.Generator, int], Any], expected: 
     if not np.all(np.isfinite(x)):
         raise ValueError("draw returned non-finite values")
     mean = float(x.mean())
+    if not math.isfinite(mean):
+        raise ValueError(f"draw returned values whose mean overflows float64 (largest |value| {float(np.abs(x).max()):.3g})")
     ev: dict[str, Any] = {"expected": mu, "simulated_mean": mean, "n": n, "false_alarm_rate": a,
                           "seed": rng if isinstance(rng, int) else None}
     if np.all((x == 0) | (x == 1)) and 0 <= mu <= 1:
@@ -112,7 +116,7 @@ def simulate_against(draw: Callable[[np.random.Generator, int], Any], expected: 
         reject, why, power = _hoeffding(x, mu, a, d, lohi, ev)
     else:
         reject, why, power = _ztest(x, mu, a, d, ev)
-    ev.update(detect=d, power=power, miss_rate_allowed=b)
+    ev.update(detect=d, power=None if d is None else power, miss_rate_allowed=b)  # no deviation, no power
     if reject:
         return Outcome(Verdict.REFUTED, ev, summary=f"the simulation rejects {what} ({why}; false-alarm rate {a:g})")
     if d is None:
@@ -139,7 +143,9 @@ def _check_bounds(bounds: Any) -> tuple[float, float] | None:
     if bounds is None:
         return None
     if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
-        raise ValueError(f"bounds must be a pair (a, b), got {bounds!r}")
+        shown = repr(bounds) if not isinstance(bounds, (tuple, list)) or len(bounds) <= 4 else \
+            f"a {type(bounds).__name__} of {len(bounds)} items"
+        raise ValueError(f"bounds must be a pair (a, b), got {shown}")
     lo, hi = (check_real(v, "bounds") for v in bounds)
     if not lo < hi:
         raise ValueError(f"bounds must be (a, b) with a < b, got {bounds!r}")
@@ -210,9 +216,15 @@ def _ztest(x: np.ndarray, mu: float, a: float, d: float | None, ev: dict) -> tup
 
     n, mean = x.size, float(x.mean())
     se = float(x.std(ddof=1)) / math.sqrt(n)
-    z = abs(mean - mu) / se if se > 0 else (math.inf if mean != mu else 0.0)
+    if not math.isfinite(se):
+        raise ValueError("draw returned values whose spread overflows float64")
+    with np.errstate(over="ignore"):
+        z = float(np.float64(abs(mean - mu)) / se) if se > 0 else (math.inf if mean != mu else 0.0)
     crit = float(norm.isf(a / 2))
-    ev.update(test="z-test (asymptotic, normal approximation)", standard_error=se, z=z, critical_z=crit)
+    ev.update(test="z-test (asymptotic, normal approximation)", standard_error=se,
+              z=z if math.isfinite(z) else None, critical_z=crit)  # None: infinite (no spread, or beyond float64)
+    if not math.isfinite(z):
+        ev["z_note"] = "z is infinite: the draws' spread is 0 or |mean − expected|/se exceeds float64"
     power = math.nan
     if d is not None:
         power = 1.0 if se == 0 else float(norm.cdf(d / se - crit) + norm.cdf(-d / se - crit))

@@ -143,3 +143,17 @@ def test_odd_entry_last_patterns_are_candidates_and_matter_for_svt():
     pois = best_event_bound(exact_law(m, one)[1], exact_law(m, np.r_[np.zeros(9), 2.0])[1], n=10**7,
                             confidence=0.9, test="poisson")
     assert pois.epsilon > 0.0858 > last.epsilon  # DP-Sniper's SVT1 bound: within reach only by the conditional test
+
+
+def test_poisson_bound_stays_finite_when_the_lower_bound_rounds_to_one():
+    """All 10^17 draws in one input: π_lo rounds to 1 in float, yet the logit bound is finite and
+    equals ln(π_lo/(1 − π_lo)) with 1 − π_lo = 1 − α^(1/m) = −expm1(ln α / m) (the k_q = 0 closed form)."""
+    import math
+
+    from dpverify.audit.intervals import poisson_log_ratio_lower
+
+    for m in (10**6, 10**12, 10**17):
+        got = float(poisson_log_ratio_lower(m, 0, 0.05))
+        q = -math.expm1(math.log(0.05) / m)
+        assert math.isfinite(got)
+        assert abs(got - (math.log1p(-q) - math.log(q))) <= 1e-9 * abs(got)

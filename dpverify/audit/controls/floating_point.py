@@ -32,7 +32,7 @@ import numpy as np
 
 from dpverify.audit.controls.base import Control
 from dpverify.mechanisms.relations import Neighbours
-from dpverify.validation import check_epsilon, check_real
+from dpverify.validation import check_epsilon, check_int_in, check_real
 
 __all__ = ["OffGrid", "ScalarRelease", "TextbookLaplace", "fp_attack_statistic"]
 
@@ -91,6 +91,10 @@ class OffGrid:
     """
 
     exponent: int = -53
+
+    def __post_init__(self):
+        # a double's binades span 2^-1074..2^1023: grids beyond ±4096 say nothing more (and ldexp needs an int32)
+        object.__setattr__(self, "exponent", check_int_in(self.exponent, "exponent", -4096, 4096))
 
     def __call__(self, out) -> np.ndarray:
         scaled = np.ldexp(np.asarray(out, dtype=float), -self.exponent)  # exact: a power-of-two scaling

@@ -91,6 +91,9 @@ class FiniteMechanism:
     delta = 0.0
     epsilon = math.inf
 
+    def __post_init__(self):
+        _check_laws(self.laws)
+
     @property
     def name(self) -> str:
         """``FiniteMechanism(<k> rows)``."""
@@ -124,6 +127,25 @@ class FiniteMechanism:
         return np.minimum(np.searchsorted(cdf / cdf[-1], rng.random(n), side="right"), len(p) - 1).astype(np.int64)
 
 
+def _check_laws(laws, name: str = "laws") -> None:
+    """Rows of a finite mechanism's output laws: a (k, m) table of non-negative finite weights, each row
+    with a positive sum (k·k·m bounded by the work budget: the hockey stick compares every two rows)."""
+    from dpverify.validation import check_elements, check_finite_array, check_work
+
+    if isinstance(laws, (str, bytes)) or not isinstance(laws, (tuple, list, np.ndarray)):
+        raise TypeError(f"{name} must be a tuple of rows of probabilities, got {type(laws).__name__}")
+    check_elements(laws, name)
+    try:
+        P = check_finite_array(laws, name, ndim=2)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a (k, m) table of finite weights: {exc}") from None
+    if P.shape[0] < 1 or P.shape[1] < 1:
+        raise ValueError(f"{name} must hold at least one row and one output, got shape {P.shape}")
+    check_work(P.shape[0] ** 2 * P.shape[1], f"{name} of shape {P.shape}")
+    if (P < 0).any() or not (P.sum(axis=1) > 0).all() or not np.isfinite(P.sum(axis=1)).all():
+        raise ValueError(f"{name} must hold non-negative weights with a positive finite sum per row")
+
+
 @dataclass(frozen=True)
 class HockeyStick:
     """δ(ε) = max over ordered pairs of rows (p, q) of Σ max(0, p − e^ε q) (picklable).
@@ -135,6 +157,9 @@ class HockeyStick:
     """
 
     laws: tuple
+
+    def __post_init__(self):
+        _check_laws(self.laws)
 
     def __call__(self, eps: float) -> float:
         P = np.asarray(self.laws, dtype=float)

@@ -20,7 +20,7 @@ import numpy as np
 
 from dpverify.audit.controls.base import Control
 from dpverify.mechanisms.relations import Neighbours
-from dpverify.validation import check_epsilon, check_positive_int, check_real
+from dpverify.validation import check_epsilon, check_nonneg_int, check_positive_int, check_real
 
 __all__ = ["BinDifference", "HistogramLaplace", "NoisyMax", "SparseVector", "SuffixSum"]
 
@@ -47,6 +47,7 @@ class HistogramLaplace(Control):
         check_epsilon(self.epsilon)
         check_positive_int(self.bins, "bins")
         check_real(self.sensitivity, "sensitivity", positive=True)
+        check_positive_int(self.records, "records")
 
     @property
     def relation(self) -> Neighbours:
@@ -61,7 +62,7 @@ class HistogramLaplace(Control):
 
 @dataclass(frozen=True)
 class BinDifference:
-    """Statistic for vector outputs: out[:, i] − out[:, j] (a projection).
+    """Statistic for vector outputs: out[:, i] − out[:, j] (a projection; i, j are column indices >= 0).
 
     Example
     -------
@@ -71,6 +72,10 @@ class BinDifference:
 
     i: int
     j: int
+
+    def __post_init__(self):
+        check_nonneg_int(self.i, "i")
+        check_nonneg_int(self.j, "j")
 
     def __call__(self, out):
         return out[:, self.i] - out[:, self.j]
@@ -102,6 +107,7 @@ class NoisyMax(Control):
             raise ValueError(f"noise must be 'laplace' or 'exponential', got {self.noise!r}")
         if self.returns not in ("index", "value"):
             raise ValueError(f"returns must be 'index' or 'value', got {self.returns!r}")
+        check_positive_int(self.k, "k")
 
     @property
     def relation(self) -> Neighbours:
@@ -154,6 +160,7 @@ class SparseVector(Control):
             raise ValueError(
                 f"variant must be 'alg1', 'no_query_noise', 'no_cutoff' or 'lee_clifton', got {self.variant!r}"
             )
+        check_positive_int(self.k, "k")
 
     @property
     def relation(self) -> Neighbours:
@@ -189,7 +196,7 @@ class SparseVector(Control):
 
 @dataclass(frozen=True)
 class SuffixSum:
-    """Statistic for stream releases: Σ_{t ≥ start} out[:, t] (the totals a change at ``start`` moves).
+    """Statistic for stream releases: Σ_{t ≥ start} out[:, t] (the totals a change at ``start`` >= 0 moves).
 
     Example
     -------
@@ -198,6 +205,9 @@ class SuffixSum:
     """
 
     start: int
+
+    def __post_init__(self):
+        check_nonneg_int(self.start, "start")
 
     def __call__(self, out):
         return out[:, self.start :].sum(axis=1)

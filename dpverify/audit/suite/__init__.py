@@ -19,8 +19,11 @@ Example
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Callable
+
+import numpy as np
 
 from dpverify.audit.suite.geometric import TruncatedGeometric
 from dpverify.audit.suite.median import ExponentialMedian
@@ -28,10 +31,15 @@ from dpverify.audit.suite.noise import Laplace, LaplaceParallel, NoisyHist1, Noi
 from dpverify.audit.suite.noisy_max import ReportNoisyMax1, ReportNoisyMax2, ReportNoisyMax3, ReportNoisyMax4
 from dpverify.audit.suite.rappor import OneTimeRappor, Rappor
 from dpverify.audit.suite.svt import SVT1, SVT2, SVT3, SVT4, SVT5, SVT6, NumericalSVT, SVT34Parallel
+from dpverify.validation import check_real
 
 __all__ = ["CASES", "Case", "ExponentialMedian", "Laplace", "LaplaceParallel", "NoisyHist1", "NoisyHist2",
            "NumericalSVT", "OneTimeRappor", "PrefixSum", "Rappor", "ReportNoisyMax1", "ReportNoisyMax2", "ReportNoisyMax3",
            "ReportNoisyMax4", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel", "TruncatedGeometric"]
+
+
+def _is_real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,9 @@ class Case:
     per input (``best_result.lower_bound`` in its reference log ``dd_search_reg_data.log``, logistic
     regression): DP-Sniper's strength at the draws ``audit()`` is given in the benchmark.
 
+    ``name`` is text, ``make`` a callable, each bound a real number >= 0 or NaN (not DP-Sniper's case);
+    anything else is refused (TypeError/ValueError naming the field).
+
     Example
     -------
     >>> Case("x", lambda: Laplace(0.1), 0.0968).make().name
@@ -53,6 +64,16 @@ class Case:
     make: Callable
     dpsniper: float
     dpsniper_1e7: float = math.nan
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"name must be a non-empty str, got {self.name!r}")
+        if not callable(self.make):
+            raise TypeError(f"make must be callable (it builds the mechanism), got {self.make!r}")
+        for field in ("dpsniper", "dpsniper_1e7"):
+            bound = getattr(self, field)
+            if not (_is_real(bound) and math.isnan(bound)):  # NaN: no published bound
+                check_real(bound, field, nonneg=True)
 
 
 CASES = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify.mechanisms.privacy import PureDP
-from dpverify.validation import check_epsilon, check_positive_int
+from dpverify.validation import check_epsilon, check_finite_array, check_positive_int
 
 __all__ = ["BenchmarkMechanism", "count_of", "epsilon_of", "vector_of"]
 
@@ -59,19 +59,24 @@ def epsilon_of(epsilon) -> float:
 def vector_of(data, name: str = "data") -> np.ndarray:
     """A benchmark's input as a non-empty finite float vector (a scalar becomes one entry).
 
+    Bool, complex and text input is refused (TypeError naming ``name``), not coerced; an array whose
+    copy would not fit the memory budget (a zero-stride view counts its logical size) is refused
+    before any copy (:func:`dpverify.validation.check_finite_array`).
+
     >>> vector_of(2).tolist()
     [2.0]
     """
-    a = np.asarray(data, dtype=float).reshape(-1)
-    if a.size == 0 or not np.isfinite(a).all():
-        raise ValueError(f"{name} must be a non-empty finite vector, got {data!r}")
+    a = check_finite_array(data, name).reshape(-1)
+    if a.size == 0:
+        raise ValueError(f"{name} must be a non-empty finite vector, got an empty array")
     return a
 
 
-def count_of(n) -> int:
-    """A positive count (samples, sizes), checked.
+def count_of(n, name: str = "n", *, maximum: int | None = None) -> int:
+    """A positive count (samples, sizes, cutoffs), checked under the parameter's own ``name``
+    (:func:`dpverify.validation.check_positive_int`), optionally at most ``maximum``.
 
-    >>> count_of(3)
-    3
+    >>> count_of(3), count_of(2, "c")
+    (3, 2)
     """
-    return check_positive_int(n, "n")
+    return check_positive_int(n, name, maximum=maximum)

@@ -27,8 +27,23 @@ from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, 
 __all__ = ["TruncatedGeometric"]
 
 
+def _k_of(epsilon: float, n: int) -> int:
+    """k = ⌈ln(2/ε)⌉, an integer >= 0 (ε < 2e); ε so small that 2/ε overflows is refused (d would too)."""
+    ratio = 2.0 / epsilon
+    if math.isinf(ratio):
+        raise ValueError(f"epsilon={epsilon!r}, n={n!r} give k = ceil(ln(2/epsilon)) beyond 700: a range d "
+                         "beyond 64-bit integers")
+    k = math.ceil(math.log(ratio))
+    if k < 0:
+        raise ValueError(f"epsilon must be < 2e (so that k = ceil(ln(2/epsilon)) >= 0), got {epsilon!r}")
+    return k
+
+
 class TruncatedGeometric(BenchmarkMechanism):
     """GeoSample(ε, n) on a count c ∈ {0..n} (neighbours: counts differing by 1).
+
+    ``epsilon`` must be below 2e (k = ⌈ln(2/ε)⌉ >= 0) and ε, n must give a range d < 2^62 (64-bit
+    sampling); anything else is refused (ValueError naming them) before d is built.
 
     Example
     -------
@@ -40,8 +55,13 @@ class TruncatedGeometric(BenchmarkMechanism):
 
     def __init__(self, epsilon: float = 0.1, n: int = 5):
         self.epsilon = epsilon_of(epsilon)
-        self.n = count_of(n)
-        self.k = math.ceil(math.log(2.0 / self.epsilon))
+        self.n = count_of(n, "n")
+        self.k = _k_of(self.epsilon, self.n)
+        # d ≥ 2^(k+1)·2^(max(k,1)(n−1)) (2^k + 1 ≥ 2^max(k,1)): refused before a huge integer is built
+        if (self.k + 1) + max(self.k, 1) * (self.n - 1) >= 62:
+            raise ValueError(f"epsilon={self.epsilon!r}, n={self.n!r} give a range d = (2^(k+1) + 1)(2^k + 1)^(n-1) "
+                             f"with k = {self.k}: at least 2^{(self.k + 1) + max(self.k, 1) * (self.n - 1)}, "
+                             "beyond 64-bit integers")
         self.d = (2 ** (self.k + 1) + 1) * (2**self.k + 1) ** (self.n - 1)
         if self.d >= 2**62:
             raise ValueError(f"epsilon={epsilon!r}, n={n!r} give a range d = {self.d} beyond 64-bit integers")

@@ -26,15 +26,33 @@ import numpy as np
 
 from dpverify.audit.suite.base import BenchmarkMechanism, count_of, epsilon_of, vector_of
 from dpverify.mechanisms.relations import Neighbours
+from dpverify.validation import check_budget, check_work
 
 __all__ = ["ExponentialMedian"]
 
 _MAX_INPUTS = 10**6  # the exact ε enumerates every input: (m+1)^n of them at most
 
 
+def _check_enumeration(records: int, top: int) -> None:
+    """Refuse (top + 1)^records > _MAX_INPUTS inputs, or an enumeration beyond the memory budget.
+
+    top >= 1, so records >= 20 gives at least 2^20 > 10^6 inputs: refused without the power."""
+    if records >= 20 or (top + 1) ** records > _MAX_INPUTS:
+        count = (top + 1) ** records if records < 20 else f"at least 2^{records}"
+        raise ValueError(f"records={records!r}, top={top!r} give {count} inputs: "
+                         f"the exact ε enumerates at most {_MAX_INPUTS}")
+    inputs, what = (top + 1) ** records, f"records={records!r}, top={top!r} (the exact ε enumerates every input)"
+    # it holds inputs × records × (top + 1) comparisons and a few inputs × (top + 1) float arrays, and
+    # compares inputs × (top + 1) log-probabilities for each of records × (top + 1) replacements
+    check_budget(inputs * (top + 1) * (records + 32), what)
+    check_work(inputs * records * (top + 1) ** 2, what)
+
+
 class ExponentialMedian(BenchmarkMechanism):
     """The exponential-mechanism median of ``records`` records in {0..``top``} (neighbours: one record
-    replaced), claimed ε-DP; ``halved=False`` forgets the ½ in the exponent.
+    replaced), claimed ε-DP; ``halved=False`` forgets the ½ in the exponent.  The exact ε enumerates
+    the (top + 1)^records inputs: more than 10^6 of them, or beyond the memory or work budget, is refused
+    (ValueError naming ``records`` and ``top``).
 
     Example
     -------
@@ -49,12 +67,10 @@ class ExponentialMedian(BenchmarkMechanism):
 
     def __init__(self, epsilon: float = 1.0, records: int = 5, top: int = 5, halved: bool = True):
         self.epsilon = epsilon_of(epsilon)
-        self.records, self.top = count_of(records), count_of(top)
+        self.records, self.top = count_of(records, "records"), count_of(top, "top")
         if not isinstance(halved, (bool, np.bool_)):
             raise TypeError(f"halved must be True or False, got {halved!r}")
-        if (self.top + 1) ** self.records > _MAX_INPUTS:
-            raise ValueError(f"records={records!r}, top={top!r} give {(self.top + 1) ** self.records} inputs: "
-                             f"the exact ε enumerates at most {_MAX_INPUTS}")
+        _check_enumeration(self.records, self.top)
         self.halved = bool(halved)
         if not self.halved:
             self.name = "ExponentialMedianUnhalved"

@@ -20,8 +20,12 @@ import numpy as np
 
 from dpverify.mechanisms.relations import Neighbours
 from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, vector_of
+from dpverify.validation import check_budget, check_real
 
 __all__ = ["Laplace", "LaplaceParallel", "NoisyHist1", "NoisyHist2", "PrefixSum"]
+
+#: PrefixSum's k queries are its relation's shape: a relation holds at most 10^6 entries.
+_MAX_QUERIES = 10**6
 
 
 class Laplace(BenchmarkMechanism):
@@ -102,10 +106,12 @@ class LaplaceParallel(BenchmarkMechanism):
     name = "LaplaceParallel"
 
     def __init__(self, k: int = 20, epsilon: float = 0.005):
-        self.k = count_of(k)
+        self.k = count_of(k, "k")
+        check_budget(8 * self.k, f"k = {self.k} (one draw holds k releases)")
         self.epsilon = epsilon_of(epsilon) * self.k  # the composed claim
         self.per_release = epsilon_of(epsilon)
         self.true_epsilon = self.per_release * self.k
+        check_real(self.epsilon, "k * epsilon")  # the composed claim overflows float64 otherwise
         self.relation = Neighbours(shape=(1,), kind="l1", bound=1, default_domain=True)
 
     def sample(self, data, rng, n):
@@ -128,8 +134,8 @@ class PrefixSum(BenchmarkMechanism):
 
     def __init__(self, epsilon: float = 0.1, k: int = 10):
         self.epsilon = epsilon_of(epsilon)
-        self.k = count_of(k)
-        self.true_epsilon = self.k * self.epsilon
+        self.k = count_of(k, "k", maximum=_MAX_QUERIES)
+        self.true_epsilon = check_real(self.k * self.epsilon, "k * epsilon")  # its exact ε, finite
         self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1, default_domain=True)
 
     def sample(self, data, rng, n):

@@ -24,6 +24,7 @@ import numpy as np
 
 from dpverify.mechanisms.relations import Neighbours
 from dpverify.audit.suite.base import BenchmarkMechanism, epsilon_of, count_of, vector_of
+from dpverify.validation import check_real
 
 __all__ = ["NumericalSVT", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel"]
 
@@ -43,8 +44,8 @@ class _SVT(BenchmarkMechanism):
 
     def __init__(self, epsilon: float = 0.1, c: int = 1, threshold: float = 1.0):
         self.epsilon = epsilon_of(epsilon)
-        self.c = count_of(c)
-        self.threshold = float(threshold)
+        self.c = count_of(c, "c", maximum=2**63 - 1)  # answers are counted in int64
+        self.threshold = check_real(threshold, "threshold")
         self.relation = Neighbours(shape=(self.k,), kind="linf", bound=1, default_domain=True)
         self.true_epsilon = self._true()
 
@@ -130,7 +131,7 @@ class SVT4(_SVT):
     name = "SVT4"
 
     def _true(self):
-        return round((1 + 6 * self.c) / 4 * self.epsilon, 12)
+        return check_real(round((1 + 6 * self.c) / 4 * self.epsilon, 12), "(1 + 6c)/4 * epsilon")  # finite
 
     def sample(self, data, rng, n):
         x, n = vector_of(data), count_of(n)

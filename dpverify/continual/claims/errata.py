@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.claims import seed_text
+from dpverify.claims.seeds import check_prefix
 from dpverify.toolkit import erratum_outcome
 from dpverify.continual.fenwick_tree import fenwick_recombination, fenwick_strategy
 from dpverify.continual.seed_facts import packaged_reference_facts, reference_facts
@@ -168,6 +169,10 @@ def printed(seed: str, excerpt: str) -> dict:
     >>> printed("nonexistent-seed", "x")["found_in_seed"] is None
     True
     """
+    check_prefix(seed, "seed")
+    if not isinstance(excerpt, str) or not excerpt:
+        raise (ValueError if isinstance(excerpt, str) else TypeError)(
+            f"excerpt must be non-empty text, got {excerpt!r} of type {type(excerpt).__name__}")
     text = seed_text(seed)
     return {"printed_excerpt": excerpt, "found_in_seed": None if text is None else excerpt in text}
 

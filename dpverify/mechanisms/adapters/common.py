@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -45,6 +46,8 @@ def coerce_all(params: dict) -> dict:
     >>> coerce_all({"scale": "2", "T": "float"})
     {'scale': 2, 'T': 'float'}
     """
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of parameter names to values, got {type(params).__name__}")
     return {k: coerce(v) for k, v in params.items()}
 
 
@@ -56,6 +59,11 @@ def missing_package(package: str, extra: str, exc: Exception) -> ImportError:
     >>> print(missing_package("opendp", "opendp", ModuleNotFoundError("No module named 'opendp'")))
     opendp is needed for this adapter (ModuleNotFoundError: No module named 'opendp'); install it with: pip install 'dpverify[opendp]'
     """
+    for name, text in (("package", package), ("extra", extra)):
+        if not isinstance(text, str) or not text:
+            raise TypeError(f"{name} must be a non-empty str, got {text!r} of type {type(text).__name__}")
+    if not isinstance(exc, BaseException):
+        raise TypeError(f"exc must be the exception the import raised, got {type(exc).__name__}")
     return ImportError(
         f"{package} is needed for this adapter ({type(exc).__name__}: {exc}); "
         f"install it with: pip install 'dpverify[{extra}]'"

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify.validation import check_delta, check_epsilon
+from dpverify.validation import check_delta, check_epsilon, check_real
 from dpverify.mechanisms.adapters.common import coerce_all, missing_package
 from dpverify.mechanisms.protocol import CLAIMS, FunctionMechanism
 from dpverify.mechanisms.relations import Neighbours, Pairs, as_relation
@@ -165,6 +165,9 @@ def from_diffprivlib(mechanism, /, **params) -> FunctionMechanism:
         if cls_name not in DIFFPRIVLIB_MECHANISMS or not mechanism.__module__.startswith("diffprivlib"):
             raise TypeError(f"not a supported diffprivlib mechanism class: {mechanism!r}")
     else:
+        if not type(mechanism).__module__.startswith("diffprivlib"):
+            raise TypeError(f"mechanism {mechanism!r:.80} of type {type(mechanism).__name__} is not a supported diffprivlib "
+                            "mechanism (a name in DIFFPRIVLIB_MECHANISMS, a diffprivlib mechanism class or an instance)")
         if params:
             raise TypeError(f"an instance takes no parameters, got {sorted(params)}")
         cls_name, params = _params_of(mechanism)
@@ -172,6 +175,8 @@ def from_diffprivlib(mechanism, /, **params) -> FunctionMechanism:
         raise ValueError(f"{cls_name} needs epsilon=")
     eps = check_epsilon(params["epsilon"])
     delta = check_delta(params.get("delta", 0.0))
+    if "sensitivity" in params:  # without a relation given, the relation's bound: then > 0 (diffprivlib allows 0)
+        check_real(params["sensitivity"], "sensitivity", positive=relation is None, nonneg=True)
     if cls_name in _UTILITY and "utility" in params:
         raise TypeError(f"{cls_name}'s utility is the audited input (data), not a parameter")
     unknown = [k for k in params if k in CLAIMS and k not in ("epsilon", "delta", "sensitivity")]

@@ -252,6 +252,8 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
     d_in, epsilon = coerce_all({"d": d_in, "e": epsilon}).values()
     if epsilon is not None:
         epsilon = check_epsilon(epsilon)
+    if d_in is not None:  # checked, not converted: OpenDP's map takes the distance in the metric's own type
+        check_real(d_in, "d_in", positive=True)
     if not isinstance(measurement, str):
         dp = _dp()
         if not isinstance(measurement, dp.Measurement):
@@ -305,6 +307,8 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
         raise ValueError(f"{kind} needs scale= (or epsilon= to choose the scale)")
     recipe = _Recipe(kind, T, scale)
     eps, delta, curve = _claims(recipe.build(False), d_in, epsilon if kind == "gaussian" else None)
+    if curve is None and not math.isfinite(eps):
+        raise ValueError(f"scale={scale!r} is too small: OpenDP's privacy map gives epsilon = {eps} at d_in={d_in}")
     if epsilon is not None and kind != "gaussian":
         eps = epsilon
     return FunctionMechanism(recipe, eps, delta, name or f"opendp:{kind}(scale={scale:g}, T={T})",

@@ -22,6 +22,8 @@ The validity argument is ``dpverify/audit/proofs/selection.md``.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import stats
 
@@ -30,7 +32,7 @@ from dpverify.audit.intervals import clopper_pearson_lower
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.claims import SELF_TEST
 from dpverify.selftest.rare_event import RareEvent
-from dpverify.validation import check_nonneg_int, check_positive_int
+from dpverify.validation import check_elements, check_nonneg_int, check_positive_int, check_work
 
 __all__ = ["audit_rows", "exceedance_outcome"]
 
@@ -58,8 +60,14 @@ def audit_rows(mechanism, seeds, *, epsilon: float, samples: int = SAMPLES, conf
     >>> sorted(rows[0])[:4], rows[0]["levels"] <= 0.1 + 1e-12
     (['bound', 'candidates', 'estimation_stages', 'final_refuted'], True)
     """
-    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"seeds must be an iterable of integer seeds, got {type(seeds).__name__}")
+    if isinstance(seeds, np.ndarray):
+        check_elements(seeds, "seeds")
+        seeds = seeds.tolist() if seeds.ndim == 1 else seeds
+    if isinstance(seeds, (str, bytes, np.ndarray)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be an iterable of integer seeds, got {seeds!r:.80} ({type(seeds).__name__})")
+    samples = check_positive_int(samples, "samples")
+    seeds = seeds if hasattr(seeds, "__len__") else list(itertools.islice(seeds, 10**6 + 1))
+    check_work(len(seeds) * samples, f"{len(seeds)} seeds of samples = {samples} draws per input")
     rows = []
     for s in seeds:
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
@@ -96,6 +104,7 @@ def exceedance_outcome(audits: int, *, seed: int = SEED) -> Outcome:
     audits = check_positive_int(audits, "audits")
     seed = check_nonneg_int(seed, "seed")
     mech = RareEvent(1.0, p=EXC_P)
+    check_work(audits * EXC_SAMPLES * mech.k, f"audits = {audits}")  # draws: the budget per input, at each input
     truth, alpha = mech.true_epsilon(), round(1.0 - CONFIDENCE, 12)
     rows = audit_rows(mech, range(seed, seed + audits), epsilon=mech.epsilon, samples=EXC_SAMPLES)
     x = sum(r["bound"] > truth for r in rows)
