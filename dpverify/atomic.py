@@ -26,6 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any, ContextManager, Iterator
 
+from dpverify.plain_checks import check_flag, check_path
+
 __all__ = ["OutputError", "atomic_open", "atomic_write_bytes", "atomic_write_text", "check_output_path"]
 
 
@@ -34,28 +36,13 @@ class OutputError(ValueError):
     directory, is one of the inputs, or its parent is not a directory."""
 
 
-def _flag(value: Any, name: str) -> bool:
-    """``True``/``False`` (numpy bools too); the checker of :mod:`dpverify.validation` (which imports numpy)
-    is loaded only to refuse anything else, so a valid call stays free of numpy."""
-    if isinstance(value, bool):
-        return value
-    from dpverify.validation import check_bool
-
-    return check_bool(value, name)
-
-
 def _input_paths(inputs: Any) -> tuple[Path, ...]:
     """``inputs`` as a tuple of paths: an iterable (not one path) of non-empty ``str``/``os.PathLike``."""
     if isinstance(inputs, (str, bytes, os.PathLike)) or not hasattr(inputs, "__iter__"):
         raise TypeError(f"inputs must be a tuple of paths, got {inputs!r} of type {type(inputs).__name__}")
     out = []
     for i, src in enumerate(inputs):
-        if isinstance(src, bytes) or not isinstance(src, (str, os.PathLike)):
-            raise TypeError(f"inputs[{i}] must be a path (str or os.PathLike), got {src!r} of type {type(src).__name__}")
-        text = os.fspath(src)
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"inputs[{i}] must be a non-empty path, got {src!r}")
-        out.append(Path(text))
+        out.append(check_path(src, f"inputs[{i}]"))
     return tuple(out)
 
 
@@ -104,7 +91,7 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False,
     p = Path(path)
     if str(p) == "":
         raise OutputError(f"{name} must be a file path, got ''")
-    force = _flag(force, "force")
+    force = check_flag(force, "force")
     for s in _input_paths(inputs):
         try:
             same = s.exists() and p.exists() and os.path.samefile(s, p)
@@ -179,7 +166,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, force: bool = True,
     if newline is not None and (not isinstance(newline, str) or newline not in ("", "\n", "\r", "\r\n")):
         raise ValueError(f"newline must be None, '', '\\n', '\\r' or '\\r\\n', got {newline!r}")
     p = check_output_path(path, force=force, inputs=inputs, name=name)
-    return _replacing(p, mode, force=_flag(force, "force"), name=name, encoding=encoding, newline=newline)
+    return _replacing(p, mode, force=check_flag(force, "force"), name=name, encoding=encoding, newline=newline)
 
 
 @contextlib.contextmanager

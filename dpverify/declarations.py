@@ -11,11 +11,11 @@ Example
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from dpverify.plain_checks import check_path
 
 __all__ = ["PACKAGE_DIR", "Command", "Paper", "Room"]
 
@@ -126,7 +126,7 @@ class Room:
             if not isinstance(getattr(self, f), str):
                 raise TypeError(f"room {self.name!r}: {f} must be a string, got {getattr(self, f)!r}")
         if self.path is not None:
-            object.__setattr__(self, "path", _folder(self.path, f"room {self.name!r}: path"))
+            object.__setattr__(self, "path", check_path(self.path, f"room {self.name!r}: path"))
         for f, kind in (("papers", Paper), ("commands", Command)):
             items = self._tuple(f)
             if any(not isinstance(x, kind) for x in items):
@@ -187,12 +187,3 @@ class Room:
         return None
 
 
-def _folder(value: Any, name: str) -> Path:
-    """A non-empty ``str``/``os.PathLike`` path as a ``Path`` (``''`` would mean the current folder);
-    TypeError/ValueError naming ``name`` otherwise."""
-    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {value!r} of type {type(value).__name__}")
-    text = os.fspath(value)
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{name} must be a non-empty path, got {value!r}")
-    return Path(text)

@@ -39,12 +39,11 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import os
 import re
 from pathlib import Path
-from typing import Any
 
 from dpverify.declarations import PACKAGE_DIR, Command, Paper, Room
+from dpverify.plain_checks import check_flag, check_path, check_text
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -137,36 +136,6 @@ def _all() -> tuple[Room, ...]:
     return _discover()[0]
 
 
-def _flag(value: Any, name: str) -> bool:
-    """``True``/``False`` (numpy bools too); :mod:`dpverify.validation` (which imports numpy) is loaded
-    only to refuse anything else, so room discovery stays free of numpy."""
-    if isinstance(value, bool):
-        return value
-    from dpverify.validation import check_bool
-
-    return check_bool(value, name)
-
-
-def _path(value: Any, name: str) -> Path:
-    """A non-empty ``str``/``os.PathLike`` path as a ``Path``; TypeError/ValueError naming ``name``."""
-    if isinstance(value, Path):
-        if value.parts:
-            return value
-    elif isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes):
-        text = os.fspath(value)
-        if isinstance(text, str) and text.strip():
-            return Path(text)
-    from dpverify.validation import check_path
-
-    return Path(check_path(value, name))
-
-
-def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, got {value!r} of type {type(value).__name__}")
-    return value
-
-
 def rooms(*, refresh: bool = False) -> tuple[Room, ...]:
     """Every room: the shipped ones (``dpverify/<room>/room.py``), then the installed ones.
 
@@ -178,7 +147,7 @@ def rooms(*, refresh: bool = False) -> tuple[Room, ...]:
     >>> all(isinstance(r, Room) for r in rooms())
     True
     """
-    if _flag(refresh, "refresh"):
+    if check_flag(refresh, "refresh"):
         _discover.cache_clear()
     return _all()
 
@@ -194,7 +163,7 @@ def problems(*, refresh: bool = False) -> tuple[tuple[str, str, str], ...]:
     >>> isinstance(problems(), tuple)
     True
     """
-    if _flag(refresh, "refresh"):
+    if check_flag(refresh, "refresh"):
         _discover.cache_clear()
     return _discover()[1]
 
@@ -218,7 +187,7 @@ def room(name: str, *, refresh: bool = False) -> Room:
     >>> room("continual").package
     'dpverify.continual'
     """
-    _text(name, "name")
+    check_text(name, "name")
     for r in rooms(refresh=refresh):
         if r.name == name:
             return r
@@ -233,7 +202,7 @@ def room_of(claim_id: str) -> Room | None:
     >>> room_of("rr.model2.optimum").name
     'rr'
     """
-    prefix = _text(claim_id, "claim_id").split(".", 1)[0]
+    prefix = check_text(claim_id, "claim_id").split(".", 1)[0]
     for r in rooms():
         if prefix in r.namespaces:
             return r
@@ -249,7 +218,7 @@ def is_claims_file(path: str | Path) -> bool:
     >>> [is_claims_file(p) for p in ("a/claims.py", "a/claims/thm5.py", "a/claims/_util.py", "a/fda.py")]
     [True, True, False, False]
     """
-    p = _path(path, "path")
+    p = check_path(path, "path")
     if p.suffix != ".py" or p.name == "__init__.py":
         return False
     stem = p.stem
@@ -285,9 +254,9 @@ def claims_modules_in(package: str, folder: str | Path) -> list[str]:
     >>> claims_modules_in("dpverify.rr", room("rr").path) == claim_module_names(room("rr"))
     True
     """
-    if not _text(package, "package").strip():
+    if not check_text(package, "package").strip():
         raise ValueError(f"package must be a dotted package name, got {package!r}")
-    folder = _path(folder, "folder")
+    folder = check_path(folder, "folder")
     out = []
     for f in sorted(folder.rglob("*.py")):
         rel = f.relative_to(folder)
@@ -374,7 +343,7 @@ def proof_path(spec: str, *, root: str | Path | None = None) -> Path | None:
     """
     head, rest = proof_name(spec).split("/", 1)
     if root is not None:
-        folders = [_path(root, "root") / head]
+        folders = [check_path(root, "root") / head]
     else:
         folders = [Path(r.path) / "proofs" for r in rooms() if r.name == head and r.path is not None]
         folders.append(PACKAGE_DIR / head / "proofs")

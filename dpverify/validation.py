@@ -31,7 +31,9 @@ __all__ = [
     "WORK_BUDGET_DRAWS", "check_work", "check_elements", "check_path", "check_int_in", "check_generator",
 ]
 
-# the memory and work budgets live in dpverify.budget; they are checked through this module
+# the memory and work budgets live in dpverify.budget, the numpy-free path check in dpverify.plain_checks;
+# they are checked through this module
+from dpverify.plain_checks import check_path  # noqa: E402
 from dpverify.budget import (MEMORY_BUDGET_BYTES, WORK_BUDGET_DRAWS, check_budget, check_elements,  # noqa: E402
                              check_size, check_work, memory_budget)
 
@@ -338,23 +340,6 @@ def check_counts(counts: Any, name: str = "counts", *, length: int | None = None
         if total > 2.0**62:  # float rounding keeps this well below 2^63
             raise ValueError(f"{name} must total <= 2^62 so that running sums stay exact in int64, totals {total:.4g}")
     return arr.astype(np.int64)
-
-
-def check_path(path: Any, name: str = "path") -> "os.PathLike":
-    """A file-system path: ``str`` or ``os.PathLike``, never empty text (``''`` would mean the current
-    directory without saying so); returned as a :class:`pathlib.Path`.
-
-    >>> str(check_path("out/report.json"))
-    'out/report.json'
-    """
-    from pathlib import Path
-
-    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {_show(path)} of type {type(path).__name__}")
-    text = os.fspath(path)
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{name} must be a non-empty path, got {_show(path)}")
-    return Path(text)
 
 
 def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:

@@ -470,6 +470,8 @@ OVERRIDES = {
     "dpverify.validation.check_real": {"value": 1.0, "name": "value"},
     "dpverify.validation.check_positive_int": {"n": 3, "name": "n"},
     "dpverify.validation.check_int_in": {"n": 3, "name": "n", "low": 0, "high": 10},
+    "dpverify.plain_checks.check_flag": {"value": True, "name": "value"},
+    "dpverify.plain_checks.check_text": {"value": "text", "name": "value"},
     "dpverify.validation.check_generator": {"rng": Lazy(lambda: np.random.default_rng(0)), "name": "rng"},
     "dpverify.validation.check_nonneg_int": {"n": 3, "name": "n"},
     "dpverify.validation.check_probability": {"p": 0.5, "name": "p"},
