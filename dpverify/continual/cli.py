@@ -11,8 +11,11 @@ input, not a directory, parent exists, no overwrite without ``--force``) and wri
 The release streams: the CSV is read in chunks of ``--chunk-rows`` rows and pushed through the
 method's online release (exact running state, O(log N) memory), so memory is O(chunk).  The
 strategy needs the horizon N in advance: by default a first streaming pass counts the data rows
-(nothing is stored); ``--horizon N`` skips that pass (the file may then hold at most N rows; the
-release of a prefix of an N-horizon stream is ε-DP).
+and validates every one of them exactly as the release reads them (nothing is stored, no noise
+is drawn), so a bad row anywhere in the file is refused, naming its line, before the release
+starts; ``--horizon N`` skips that pass (the file may then hold at most N rows; the release of a
+prefix of an N-horizon stream is ε-DP; a bad row is then found when the release reaches it, and
+the output is still not written).
 
 ``dpverify continual mse --n 4095 --epsilon 1`` prints the exact per-release and total MSE of every
 method.  Exit status 0 on success, 2 on bad input (one line naming the option or the CSV row).
@@ -72,21 +75,38 @@ def _header(reader, path: str, column: str, public: str | None) -> tuple[int, in
     return j, header.index(public)
 
 
-def _count_rows(path: str, column: str, public: str | None) -> int:
-    """First pass: the number of non-empty data rows (streaming, nothing stored)."""
+def _scan_rows(path: str, column: str, public: str | None, chunk: int) -> int:
+    """First pass: every data row validated exactly as the release reads it; the number of non-empty rows.
+
+    Streaming (O(chunk) memory, nothing stored), before any noise is drawn: a bad cell raises the
+    release's own error naming its line, and a running total reaching 2^62 is refused here too,
+    so a release that starts never fails on its input.
+    """
     from dpverify.progress import progress
 
-    with _open_csv(path) as fh, progress("counting rows", unit="rows", stream=sys.stderr) as tick:
-        reader = csv.reader(fh)
-        _header(reader, path, column, public)
-        n = 0
-        while True:
-            block = _take(reader, _DEFAULT_CHUNK, path)
-            if not block:
-                return n
-            k = sum(1 for row in block if row)
-            n += k
-            tick(k)
+    n = total = 0
+    with progress("checking rows", unit="rows", stream=sys.stderr) as tick:
+        for _, a in _chunks(path, column, public, chunk, index=False):
+            total = _add_total(total, a, n, path, column)
+            n += a.size
+            tick(a.size)
+    return n
+
+
+def _add_total(total: int, a, before: int, path: str, column: str) -> int:
+    """``total`` plus the chunk's counts (each < 2^62), exact; reaching 2^62 names the row's line."""
+    from dpverify.continual.checks import MAX_TOTAL
+
+    big = a.size and int(a.max()) * a.size >= 2**63  # the int64 sum could wrap: add as Python ints
+    s = sum(map(int, a.tolist())) if big else int(a.sum())
+    if total + s < MAX_TOTAL:
+        return total + s
+    for k, v in enumerate(a.tolist()):
+        total += v
+        if total >= MAX_TOTAL:
+            raise ValueError(f"counts too large: the running total must stay below 2^62 (int64); it reaches "
+                             f"{total} at line {_line_of(path, before + k + 1)} of {path} in column {column!r}")
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _line_of(path: str, data_row: int) -> int:
@@ -142,8 +162,12 @@ def _parse(cells: list[str], first: int, path: str, column: str):
     return np.array(values, dtype=np.int64)
 
 
-def _chunks(path: str, column: str, public: str | None, chunk: int):
-    """Yield (public index cells or None, counts int64) for each chunk of non-empty rows."""
+def _chunks(path: str, column: str, public: str | None, chunk: int, *, index: bool = True):
+    """Yield (public index cells or None, counts int64) for each chunk of non-empty rows.
+
+    The one reader of the data rows: the first pass (:func:`_scan_rows`, ``index=False``) and the
+    release read the same rows through the same checks, so they refuse the same files, identically.
+    """
     with _open_csv(path) as fh:
         reader = csv.reader(fh)
         j, jp = _header(reader, path, column, public)
@@ -160,7 +184,7 @@ def _chunks(path: str, column: str, public: str | None, chunk: int):
             except IndexError:
                 cells = [r[j] if j < len(r) else "" for r in rows]
             idx = None
-            if jp is not None:
+            if jp is not None and index:
                 idx = [r[jp] if jp < len(r) else "" for r in rows]
             yield idx, _parse(cells, first, path, column)
             first += len(rows)
@@ -190,7 +214,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     if args.horizon is not None:
         n = check_positive_int(args.horizon, "--horizon")
     else:
-        n = _count_rows(args.input, args.column, args.public_index)
+        n = _scan_rows(args.input, args.column, args.public_index, args.chunk_rows)
         if n == 0:
             raise ValueError(f"counts must be non-empty: --input {args.input} has no data rows")
     rng = np.random.default_rng(args.seed)
