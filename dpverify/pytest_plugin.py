@@ -8,6 +8,9 @@ FILE`` collects the claims a claims file registers with
 - ``FILE::room.name[thorough]`` runs ``check(thorough=True)`` and is marked
   ``slow``, so ``-m "not slow"`` skips it.
 
+Each item's check runs in a supervised worker process
+(:func:`dpverify.claims.supervisor.supervise`): a check that calls ``os._exit``, is
+killed, runs past its declared ``timeout`` or leaves processes running is an ``error``.
 An item passes when the verdict equals the claim's expected verdict; an
 ``error`` verdict always fails.  On failure the report shows the verdict,
 the summary, the evidence and, for an error, the traceback.
@@ -194,9 +197,10 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         from dpverify.claims.baseline import baseline_key, drift, entry_of
-        from dpverify.claims.runner import result_to_json, run_claim
+        from dpverify.claims.runner import result_to_json, run_claims
 
-        r = run_claim(self.claim, thorough=self.thorough)
+        # supervised: a check that exits, is killed, overruns its limit or leaves processes is an error
+        (r,) = run_claims([self.claim], thorough=self.thorough, supervised=True)
         js = result_to_json(r)
         key = baseline_key(self.claim.id, self.thorough)
         if not r.as_expected:

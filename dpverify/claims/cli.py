@@ -16,6 +16,8 @@ from rich.table import Table
 from dpverify.console import line, make_console, quote
 from dpverify.progress import progress
 
+_LOAD_LIMIT = 300.0  # seconds that named claims files may take to load, unless --timeout is given
+
 _VERDICT_STYLE = {"holds": "green", "erratum": "yellow", "refuted": "red", "inconclusive": "cyan", "error": "bold magenta"}
 
 
@@ -89,14 +91,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from dpverify.claims.runner import errors_first, run_claims
 
     _output_options(args)
-    claims = _select(args)
-    if not claims:
-        print("no claim matches --only " + repr(args.only) if args.only else "no claims registered", file=sys.stderr)
-        return 2
     started, t0 = datetime.now(timezone.utc), time.perf_counter()
-    with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
-        results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
-                             progress=lambda r: step(1, r.claim.id))
+    try:
+        results = _load_failure(args)
+        if results is None:
+            claims = _select(args)
+            if not claims:
+                print("no claim matches --only " + repr(args.only) if args.only else "no claims registered",
+                      file=sys.stderr)
+                return 2
+            with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
+                results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
+                                     progress=lambda r: step(1, r.claim.id), supervised=True)
+    except KeyboardInterrupt:  # the user's, not a check's (checks run in workers of their own process group)
+        print("dpverify verify: interrupted; no results written", file=sys.stderr)
+        return 130
     results = errors_first(results)
     js = [result_to_json(r) for r in results]
     if args.json:
@@ -108,6 +117,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _save(args, results, started, time.perf_counter() - t0)
     status = 0 if all(r.as_expected for r in results) else 1
     return max(status, _gate(args, js))
+
+
+def _load_failure(args: argparse.Namespace) -> list | None:
+    """Named sources are first loaded in a supervised child: one that exits, is killed or
+    blocks there gives one ``error`` result naming them (None: they load)."""
+    if not args.sources:
+        return None
+    from dpverify.claims.model import Outcome, Result, Verdict
+    from dpverify.claims.store import import_failure
+    from dpverify.claims.supervisor import guarded_load
+
+    limit = args.timeout if args.timeout is not None else _LOAD_LIMIT
+    why = guarded_load(lambda: _select(args), limit)
+    if why is None:
+        return None
+    names = ", ".join(args.sources)
+    c = import_failure("sources", names, RuntimeError(why))
+    why = f"{names}: {why}"
+    return [Result(c, Outcome(Verdict.ERROR, {"error": why, "route": c.method.value}, summary=why), 0.0, why)]
 
 
 def _save(args: argparse.Namespace, results: list, started, seconds: float) -> None:
@@ -228,9 +256,9 @@ def register(subparsers) -> None:
     v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
     v.add_argument("--json", action="store_true", help="print JSON instead of a table")
     v.add_argument("--thorough", action="store_true", help="run the long sweeps too")
-    v.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: in-process)")
+    v.add_argument("--jobs", type=int, default=1, help="worker processes that run the checks (default 1)")
     v.add_argument("--timeout", type=float, default=None,
-                   help="per-claim time limit in seconds; each claim then runs in its own process")
+                   help="per-claim time limit in seconds (default: each claim's declared limit)")
     v.add_argument("--baseline", metavar="FILE", help="fail (exit 1) when verdicts or evidence drifted from FILE")
     v.add_argument("--update-baseline", metavar="FILE", help="write this run's verdicts and evidence to FILE")
     v.add_argument("--save", metavar="FILE",

@@ -4,6 +4,7 @@ report from it without running any claim again."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -11,18 +12,25 @@ from dpverify.claims import Outcome, Source, Verdict, claim, unregister
 from dpverify.cli import main
 from dpverify.report import load_report
 
-RUNS: list[str] = []
+def _runs() -> list[str]:
+    """The claims whose checks ran, from the file the checks append to (``dpverify verify`` runs checks
+    in supervised worker processes, so a list in this process would not see them)."""
+    path = os.environ["ZZONCE_RUNS"]
+    return open(path, encoding="utf-8").read().split() if os.path.exists(path) else []
 
 
 @pytest.fixture
-def once_claims():
+def once_claims(monkeypatch, tmp_path):
     """Claims whose checks may run once: a second run fails loudly (and is counted)."""
     from matplotlib.figure import Figure
 
+    monkeypatch.setenv("ZZONCE_RUNS", str(tmp_path / "runs.txt"))
+
     def once(cid, verdict, evidence, **kw):
         def check(thorough=False):
-            RUNS.append(cid)
-            if RUNS.count(cid) > 1:
+            with open(os.environ["ZZONCE_RUNS"], "a", encoding="utf-8") as f:
+                f.write(cid + "\n")
+            if _runs().count(cid) > 1:
                 raise AssertionError(f"{cid} ran again")
             return Outcome(verdict, evidence, figure_data={"y": [0.0, 1.0]}, summary=f"{cid} ran")
 
@@ -34,7 +42,6 @@ def once_claims():
         fig.add_subplot().plot(outcome.figure_data["y"])
         return fig
 
-    RUNS.clear()
     once("zzonce.holds", Verdict.HOLDS, {"x": 1.5, "n": 3}, figure=figure)
     once("zzonce.refuted", Verdict.REFUTED, {"counterexample": [1, 2]})
     yield
@@ -45,14 +52,14 @@ def once_claims():
 def test_verify_saves_the_report_json_and_report_reads_it_without_running(once_claims, tmp_path, capsys):
     saved = tmp_path / "results.json"
     assert main(["verify", "--only", "zzonce.", "--save", str(saved)]) == 0
-    assert sorted(RUNS) == ["zzonce.holds", "zzonce.refuted"]
+    assert sorted(_runs()) == ["zzonce.holds", "zzonce.refuted"]
     capsys.readouterr()
     doc = load_report(saved)  # the report's schema
     assert {c["id"]: c["verdict"] for c in doc["claims"]} == {"zzonce.holds": "holds", "zzonce.refuted": "refuted"}
 
     out = tmp_path / "rep"
     assert main(["report", "--from", str(saved), "--out", str(out), "--json"]) == 0
-    assert sorted(RUNS) == ["zzonce.holds", "zzonce.refuted"]  # no check ran again
+    assert sorted(_runs()) == ["zzonce.holds", "zzonce.refuted"]  # no check ran again
     printed = json.loads(capsys.readouterr().out)
     written = load_report(out)
     for d in (printed, written):
@@ -75,7 +82,7 @@ def test_report_from_its_own_json_and_with_a_baseline(once_claims, tmp_path, cap
     again = tmp_path / "again"
     assert main(["report", "--from", str(first / "report.json"), "--out", str(again),
                  "--baseline", str(first)]) == 0
-    assert sorted(RUNS) == ["zzonce.holds", "zzonce.refuted"]
+    assert sorted(_runs()) == ["zzonce.holds", "zzonce.refuted"]
     doc = load_report(again)
     assert doc["comparison"]["changes"] == [] and doc["comparison"]["compared"] == 2
 
