@@ -81,11 +81,6 @@ def coef_counted(k: int, m: int, alpha: np.ndarray, counter: list | None = None)
     elif not isinstance(counter, list) or not counter or not isinstance(counter[0], (int, np.integer)) \
             or isinstance(counter[0], (bool, np.bool_)):
         raise TypeError(f"counter must be a list whose first item is an integer count, got {counter!r}")
-    return _coef_walk(k, m, alpha, counter)
-
-
-def _coef_walk(k: int, m: int, alpha: np.ndarray, counter: list) -> float:
-    """Alg. 4's walk on checked arguments."""
     lam, kt, t, div = 1.0, k, m, 2 ** (m - 1)  # 1-2: λ ← 1, kt ← k, t ← m, div ← 2^(m−1)
     while div != kt:  # 3
         counter[0] += 1
