@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["MEMORY_BUDGET_BYTES", "WORK_BUDGET_DRAWS", "check_budget", "check_elements", "check_size", "check_work",
-           "memory_budget"]
+           "draws_in_memory", "memory_budget", "work_budget"]
 
 #: Default work budget: random draws (or comparable unit steps) one call may perform, about a
 #: minute of sampling; override with DPVERIFY_WORK_BUDGET.  Beyond it a call is refused up front.
@@ -105,16 +105,44 @@ def check_work(units: Any, what: str) -> None:
     >>> check_work(10**6, "trials")
     """
     units = _amount(units, "units", what)
-    env = os.environ.get("DPVERIFY_WORK_BUDGET")
-    try:
-        budget = WORK_BUDGET_DRAWS if env is None or not env.strip() else int(env)
-    except ValueError:
-        raise ValueError(f"DPVERIFY_WORK_BUDGET must be a positive integer number of draws, got {env!r}") from None
+    budget = work_budget()
     if not units <= budget:
         raise ValueError(
             f"{what} is too much work: {units:.3g} draws, over the budget of {budget:.3g} "
             "(set DPVERIFY_WORK_BUDGET to change it)"
         )
+
+
+def work_budget() -> int:
+    """The work budget in draws: ``DPVERIFY_WORK_BUDGET`` if set, else :data:`WORK_BUDGET_DRAWS`.
+
+    Example
+    -------
+    >>> work_budget() >= 1
+    True
+    """
+    env = os.environ.get("DPVERIFY_WORK_BUDGET")
+    try:
+        return WORK_BUDGET_DRAWS if env is None or not env.strip() else int(env)
+    except ValueError:
+        raise ValueError(f"DPVERIFY_WORK_BUDGET must be a positive integer number of draws, got {env!r}") from None
+
+
+def draws_in_memory(bytes_per_draw: Any) -> int:
+    """How many draws fit the memory budget when each costs ``bytes_per_draw`` bytes (at least 1).
+
+    Stages that hold their draws (a screening round, a classifier's training sample) are capped at
+    this many; stages that only count draw them in chunks of at most this many.
+
+    Example
+    -------
+    >>> draws_in_memory(8) == memory_budget() // 8
+    True
+    """
+    per = _amount(bytes_per_draw, "bytes_per_draw", "bytes_per_draw")
+    if not 1 <= per < math.inf:
+        raise ValueError(f"bytes_per_draw must be a finite number of bytes >= 1, got {bytes_per_draw!r}")
+    return max(1, int(memory_budget() // per))
 
 
 def _show(x: Any) -> str:

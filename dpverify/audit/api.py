@@ -47,16 +47,18 @@ import numpy as np
 
 from dpverify.validation import (check_bool, check_confidence, check_delta, check_elements, check_epsilon,
                                  check_positive_int)
+from dpverify.budget import work_budget
 from dpverify.audit.plan import make_plan
 from dpverify.audit.report import AuditReport
 from dpverify.audit.screening import STATISTICS
 from dpverify.audit.stages import AuditRun
+from dpverify.audit.contained import ContainedExecutor
 from dpverify.claims.model import note_sampling
 from dpverify.mechanisms.convert import audited
 from dpverify.mechanisms.domain import check_finite_input
 from dpverify.proofdocs import proven
 
-__all__ = ["STATISTICS", "audit"]
+__all__ = ["STATISTICS", "audit", "check_samples"]
 
 MAX_SAMPLES = 10**10
 #: Pairs given explicitly: each is screened (its own statistics, ≥ 500 draws per input and round), so a
@@ -82,11 +84,14 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
         35 % of it over all the pairs and rounds together (an input shared by several pairs is charged
         for each), the quick check 1 %; the winning pair's inputs spend the rest of their own budget
         on the final audit (``samples_used`` is the most draws used at any one input: with an
-        executor, screening jobs cancelled after a refutation are not counted)
+        executor, screening jobs cancelled after a refutation are not counted).  Refused up front when
+        ``2·samples`` exceeds the work budget (2·10^9 draws, ``DPVERIFY_WORK_BUDGET``;
+        :func:`check_samples`).  Every stage that only counts draws in chunks; a screening round, which
+        holds its draws, is capped at what fits the memory budget (``stop_reason`` says so)
     confidence : 1 − α for the final bound, selection and sequential stopping included
     statistic : "auto", "classifier", "pattern", "offgrid", or a callable outputs → (n,) numbers
     progress : optional callback ``progress(done, total)``
-    force : allow more than 10^10 samples
+    force : allow more than 10^10 samples, or more than the work budget
     stop_early : stop at the first test that refutes the claim (default): the verdict is then settled,
         but the bound comes from that test's draws alone (the quick check's are 1 % of the budget) and
         can sit far below what the budget would show — the report says so (``early_stop``,
@@ -119,6 +124,8 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
                                              executor=executor)
     stop_early = check_bool(stop_early, "stop_early")
     pairs = _checked_pairs(pairs)
+    if executor is not None and not isinstance(executor, ContainedExecutor):  # a dead worker: the mechanism's error
+        executor = ContainedExecutor(executor)
     mechanism = audited(mechanism, epsilon=claimed, delta=delta)  # one protocol for every entry point
     plan = make_plan(mechanism, pairs, samples=samples, rng=rng, statistic=statistic, stop_early=stop_early,
                      alpha=1.0 - conf, delta=delta)
@@ -131,6 +138,9 @@ def audit(mechanism, *, epsilon: float, delta: float = 0.0, pairs=None, samples:
     if not stopped:
         run.final(p_best, best)
     used = int(run.drawn.max())  # the most draws at any one input (at most, where a count was Poisson)
+    if run.capped:  # said in the report: the screening rounds were smaller than the shares planned
+        run.stop_reason += (f"; screening rounds capped at {run.capped:,} draws per input by the memory budget "
+                            "(the rest went to the final audit)")
     return AuditReport.from_stages(run.stages, pair=plan.pairs[p_best], claimed=claimed, delta=delta,
                                    confidence=conf, samples=samples, samples_used=used, seed=plan.seed,
                                    entropy=plan.entropy, seconds=time.monotonic() - t_start,
@@ -143,9 +153,7 @@ def _checked(mechanism, *, epsilon, delta, samples, confidence, statistic, force
     claimed = check_epsilon(epsilon)
     delta = check_delta(delta)
     force = check_bool(force, "force")
-    samples = check_positive_int(samples, "samples")
-    if samples > MAX_SAMPLES and not force:
-        raise ValueError(f"samples={samples} exceeds 10^10 draws per input; pass force=True to run it anyway")
+    samples = check_samples(samples, force=force)
     if samples < 1000:
         raise ValueError(f"samples must be >= 1000 for a searched audit, got {samples}")
     conf = check_confidence(confidence)
@@ -156,6 +164,35 @@ def _checked(mechanism, *, epsilon, delta, samples, confidence, statistic, force
     if executor is not None and not hasattr(executor, "submit"):
         raise TypeError(f"executor must have a submit() method, got {type(executor).__name__}")
     return claimed, delta, samples, conf
+
+
+def check_samples(samples, *, force: bool = False, name: str = "samples") -> int:
+    """An audit's budget, refused up front — before any draw — when it cannot run: more than
+    ``MAX_SAMPLES`` draws per input, or more work than the work budget (an audit draws at least
+    ``2·samples`` times: both inputs of the pair it audits).  ``force`` lifts both limits (the
+    draws are then still made in chunks, and every stage that holds its draws is capped by the
+    memory budget).  ``name`` is the parameter named in the message (the CLI's ``--samples``).
+
+    >>> check_samples(10**6)
+    1000000
+    >>> try:
+    ...     check_samples(10**10)
+    ... except ValueError as e:
+    ...     print(str(e)[:48])
+    samples = 10000000000 is too much work: an audit
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the parameter named), got {type(name).__name__}")
+    force = check_bool(force, "force")
+    samples = check_positive_int(samples, name)
+    flag = "--force" if name.startswith("--") else "force=True"
+    if samples > MAX_SAMPLES and not force:
+        raise ValueError(f"{name} = {samples} exceeds 10^10 draws per input; pass {flag} to run it anyway")
+    if 2 * samples > work_budget() and not force:
+        raise ValueError(f"{name} = {samples} is too much work: an audit draws at least 2·{name} = {2 * samples:.3g} "
+                         f"times (both inputs of its pair), over the work budget of {work_budget():.3g} draws "
+                         f"(set DPVERIFY_WORK_BUDGET to raise it, or pass {flag})")
+    return samples
 
 
 def _checked_pairs(pairs):

@@ -8,7 +8,10 @@ the mechanism's own ``relation`` object (:mod:`dpverify.audit.cli_inputs`: a sea
 domain; ``--default-domain`` accepts the default [−10, 10] and the output says so).  Without
 ``--epsilon``/``--zcdp`` the claim is the one the mechanism states.  ``--full`` spends the whole
 budget on the final test (no early stop: the strongest bound).  Exit status 0 when the claim is not
-refuted (verdict ``inconclusive``), 1 when it is refuted, 2 on bad input.
+refuted (verdict ``inconclusive``), 1 when it is refuted, 2 on bad input or when the mechanism (or the
+statistic) fails: raises, calls ``sys.exit``/``os._exit``, gets a signal or crashes — the command runs
+in a supervised child process (:mod:`dpverify.audit.supervised`), so such an end is one error line
+naming the mechanism, never a silent 0 nor the "refuted" 1.  Ctrl-C gives 130.
 """
 
 from __future__ import annotations
@@ -25,6 +28,16 @@ _STATISTICS = ("auto", "classifier", "pattern", "offgrid")
 _SIGNATURE = ("a mechanism is `mechanism(data, rng, n)` — the input, a numpy Generator and the number of draws, "
               "returning n outputs — or an object with .sample(data, rng, n); a factory or class is built with "
               "--param KEY=VALUE")
+
+
+_EPILOG = """exit status:
+  0    the claim is not refuted (no violation found: verdict inconclusive)
+  1    the claim is refuted
+  2    an error: bad input, or the mechanism (or statistic) failed — it raised, called sys.exit or
+       os._exit, was killed by a signal or crashed (one line on stderr names it and, where known,
+       the call); the audit runs in a supervised child process, so it never ends silently;
+       an internal error of dpverify also gives 2, after its traceback
+  130  interrupted (Ctrl-C; 143 on SIGTERM); the audit's processes are ended"""
 
 
 def _value(text: str):
@@ -155,12 +168,11 @@ def _claim(args, mech) -> str | None:
 
 def _checked(args) -> None:
     """The budget, level and jobs flags, validated (ValueError naming the flag)."""
-    from dpverify.audit.api import MAX_SAMPLES
+    from dpverify.audit.api import check_samples
 
     if args.samples is None or args.samples < 1000:
         raise ValueError(f"--samples must be an integer >= 1000, got {args.samples}")
-    if args.samples > MAX_SAMPLES and not args.force:
-        raise ValueError(f"--samples {args.samples} exceeds 10^10 draws per input; add --force to run it anyway")
+    check_samples(args.samples, force=args.force, name="--samples")
     if not 0 < args.confidence < 1:
         raise ValueError(f"--confidence must lie in (0, 1), got {args.confidence}")
     if not 0 <= args.delta < 1:
@@ -170,6 +182,27 @@ def _checked(args) -> None:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    """The command, supervised (:func:`dpverify.audit.supervised.supervise_command`): a mechanism that
+    exits, calls ``os._exit``, gets a signal or crashes is one error line and exit status 2."""
+    from dpverify.audit.errors import MechanismError
+    from dpverify.audit.supervised import supervise_command
+
+    try:
+        return supervise_command(lambda: _audit_command(args), args.mechanism.rsplit(":", 1)[-1])
+    except MechanismError as exc:
+        print(f"dpverify audit: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, OSError, MemoryError, OverflowError):
+        raise  # bad input: dpverify.cli.main's one-line error, exit status 2
+    except Exception as exc:  # a defect: its traceback, and exit status 2 (never the "refuted" 1)
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+        print(f"dpverify audit: error: internal error {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
+        return 2
+
+
+def _audit_command(args: argparse.Namespace) -> int:
     from dpverify.validation import check_epsilon
     from dpverify.audit.search import domain_text
     from dpverify.mechanisms.convert import audited
@@ -208,8 +241,12 @@ def _run(args: argparse.Namespace, mech, pairs, stat, claimed):
 
     pool = None
     if args.jobs > 1:
+        import multiprocessing
         import pickle
         from concurrent.futures import ProcessPoolExecutor
+
+        from dpverify.audit.contained import ContainedExecutor
+        from dpverify.mechanisms.sampling import name_of
 
         try:  # the worker processes receive the mechanism and the statistic by pickling
             pickle.dumps((mech, stat))
@@ -217,7 +254,11 @@ def _run(args: argparse.Namespace, mech, pairs, stat, claimed):
             raise ValueError(f"--jobs {args.jobs} needs a mechanism and statistic that pickle (a module-level "
                              f"function or class, not a closure): {type(exc).__name__}: {exc}; use --jobs 1") from exc
 
-        pool = ProcessPoolExecutor(args.jobs)
+        # fork, as the supervised child itself was made: the workers inherit the loaded mechanism;
+        # a worker that dies is a MechanismError naming it, not a BrokenProcessPool traceback
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        pool = ContainedExecutor(ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context(
+            "fork" if fork else None)), name_of(mech))
     try:
         # the budget is per input, so the draws over all inputs are only known as the audit goes:
         # the total follows the audit's plan
@@ -311,7 +352,8 @@ def _pair_text(pair) -> str:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("audit", help="black-box lower bound on a mechanism's ε from samples")
+    p = subparsers.add_parser("audit", help="black-box lower bound on a mechanism's ε from samples",
+                              epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mechanism", metavar="MODULE:NAME",
                    help="a mechanism(data, rng, n), an object with .sample, or a factory/class (see --param); "
                         "modules in the current directory are found")
@@ -343,7 +385,7 @@ def register(subparsers) -> None:
                    help="audit a ρ-zCDP claim instead: the δ(ε′) curve it implies, on the pair (or the first "
                         "candidate pair only of --search: the others are not audited); prints a lower bound on ρ")
     p.add_argument("--delta", type=float, default=None, help="claimed δ (with --epsilon; default 0)")
-    p.add_argument("--samples", required=True, type=int, help="draws per input (at most 10^10 without --force)")
+    p.add_argument("--samples", required=True, type=int, help="draws per input (at most 10^9, the work budget DPVERIFY_WORK_BUDGET, without --force)")
     p.add_argument("--force", action="store_true", help="allow more than 10^10 samples")
     p.add_argument("--confidence", type=float, default=0.99, help="1 − α (default 0.99)")
     p.add_argument("--seed", type=int, default=None, help="seed for reproducible audits")

@@ -43,9 +43,10 @@ from scipy import stats
 from dpverify.validation import as_generator, check_confidence, check_elements, check_positive_int, check_real
 from dpverify.audit.events import Binner
 from dpverify.audit.intervals import clopper_pearson_lower, clopper_pearson_upper
-from dpverify.audit.chunks import ChunkJob, readonly
+from dpverify.audit.chunks import ChunkJob, CountEvent, Progress, chunk_bound, chunk_sizes, readonly, run_tasks
 from dpverify.audit.screening import minimum_count
-from dpverify.audit.selection import select_event
+from dpverify.audit.selection import count_selection, select_event
+from dpverify.budget import check_work, draws_in_memory
 from dpverify.claims.model import Verdict, note_sampling
 from dpverify.proofdocs import proven
 
@@ -61,6 +62,10 @@ MIN_COUNT_CAP = 400  # the most selection draws an event must hold (as the singl
 #: The most grid points one curve audit takes: each point costs a selection (about 3 ms at 2000 draws, 10,000
 #: points 30 s) and its events share the level α/(number of points), so a finer grid only weakens every bound.
 MAX_GRID_POINTS = 10_000
+#: Bytes a held draw costs (both inputs' statistic values and the counting's temporaries).  Measured:
+#: peak RSS of a Gaussian curve audit, 4·10^6 and 8·10^6 samples, 20.2 and 20.1 bytes a sample, 25 a
+#: draw of its estimation part.  A part with more draws than fit the memory budget is drawn in chunks.
+HELD_CURVE_BYTES = 25
 
 
 @proven("audit/curves.md")
@@ -145,6 +150,7 @@ def audit_delta_curve(mechanism, *, pair, delta_curve, epsilons, samples: int, c
     samples = check_positive_int(samples, "samples")
     if samples < 100:
         raise ValueError(f"samples must be >= 100, got {samples}")
+    check_work(2 * samples, f"samples = {samples}")
     conf = check_confidence(confidence)
     frac = check_real(selection_fraction, "selection_fraction")
     if not 0 < frac < 1:
@@ -198,11 +204,14 @@ def _select(mechanism, data, statistic, eps, n_sel, n_est, entropy, alpha) -> li
     ``epsilon``; every event family, then thresholds only) whose events promise the largest δ_lb(ε)
     on ``n_est`` fresh draws; the distinct ones, in grid order (a grid point with no event holding
     enough selection draws chooses none)."""
-    t = [ChunkJob(mechanism, data[i], n_sel, entropy, (40, i), statistic).statistic_values() for i in (0, 1)]
-    if t[0].dtype.kind != t[1].dtype.kind:
-        t = [x.astype(float) for x in t]
-    binner = Binner(np.concatenate(t), categorical=bool(getattr(statistic, "categorical", False)))
-    counts = [binner.count_halves(x) for x in t]
+    if n_sel > draws_in_memory(HELD_CURVE_BYTES):  # beyond the memory budget: chunks, bins fixed on the first
+        binner, counts = count_selection(mechanism, data, n_sel, entropy, statistic, key=(40,), chunk_size=chunk_bound())
+    else:
+        t = [ChunkJob(mechanism, data[i], n_sel, entropy, (40, i), statistic).statistic_values() for i in (0, 1)]
+        if t[0].dtype.kind != t[1].dtype.kind:
+            t = [x.astype(float) for x in t]
+        binner = Binner(np.concatenate(t), categorical=bool(getattr(statistic, "categorical", False)))
+        counts = [binner.count_halves(x) for x in t]
     # the single-δ audit's rule: split and confirm, the minimum count scaled to the estimation sample,
     # Q bounded above from the selection count widened by its own noise (ranking only)
     min_count = minimum_count(n_sel, n_est, cap=MIN_COUNT_CAP)
@@ -229,8 +238,14 @@ def _estimate(mechanism, data, statistic, eps, chosen, n_est, entropy, alpha) ->
     if k == 0:
         return [0.0] * len(eps), 0
     ev = tuple(e for sel in chosen for e in sel.events)
-    t = [ChunkJob(mechanism, data[i], n_est, entropy, (41, i), statistic).statistic_values() for i in (0, 1)]
-    c = [[int(np.count_nonzero(e.contains(x))) for e in ev] for x in t]
+    if n_est > draws_in_memory(HELD_CURVE_BYTES):  # beyond the memory budget: counted in chunks
+        sizes = chunk_sizes(n_est, chunk_bound())
+        c = [np.sum(run_tasks([CountEvent(ChunkJob(mechanism, data[i], m, entropy, (41, i, j), statistic), ev)
+                               for j, m in enumerate(sizes)], None, Progress(None, 0), sizes), axis=0).tolist()
+             for i in (0, 1)]
+    else:
+        t = [ChunkJob(mechanism, data[i], n_est, entropy, (41, i), statistic).statistic_values() for i in (0, 1)]
+        c = [[int(np.count_nonzero(e.contains(x))) for e in ev] for x in t]
     a = alpha / (2 * k)  # proof: curve-bonferroni
     bounds, pos = [], 0
     for sel in chosen:

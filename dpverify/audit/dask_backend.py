@@ -20,13 +20,19 @@ __all__ = ["DaskExecutor", "dask_executor"]
 class DaskExecutor:
     """Adapter: ``submit(task)`` runs ``task()`` on the cluster as an impure task (never cached).
 
+    A worker that dies under a task (the mechanism called ``os._exit``, got a signal or crashed:
+    dask's ``KilledWorker``) is a :class:`dpverify.audit.errors.MechanismError` naming the task's
+    mechanism (:class:`dpverify.audit.contained.ContainedFuture`), never an internal traceback.
+
     Example
     -------
+    >>> from concurrent.futures import Future
     >>> class Client:   # stands in for dask.distributed.Client: submit(fn, pure=...) -> future
     ...     def scheduler_info(self): return {}
-    ...     def submit(self, fn, pure=True): return (fn(), pure)
+    ...     def submit(self, fn, pure=True):
+    ...         f = Future(); f.set_result((fn(), pure)); return f
     ...
-    >>> DaskExecutor(Client()).submit(lambda: 42)   # tasks are submitted impure (never cached)
+    >>> DaskExecutor(Client()).submit(lambda: 42).result()   # tasks are submitted impure (never cached)
     (42, False)
     """
 
@@ -36,7 +42,9 @@ class DaskExecutor:
         self.client = client
 
     def submit(self, task):
-        return self.client.submit(task, pure=False)
+        from dpverify.audit.contained import ContainedFuture, task_mechanism_name
+
+        return ContainedFuture(self.client.submit(task, pure=False), task_mechanism_name(task))
 
 
 def dask_executor(client=None) -> DaskExecutor:

@@ -262,11 +262,12 @@ def local_search(mechanism, relation, candidates, *, budget: int, n_eval: int, e
         pair = (readonly(np.asarray(pair[0], dtype=float)), readonly(np.asarray(pair[1], dtype=float)))
         job = ScreenJob(mechanism, statistic, pair, n_eval, entropy, (*key, 1, state["j"]), n_est=n_est,
                         n_quick=n_quick, alpha=alpha, delta=delta, n_small=n_small)
-        s = job().score
+        res = job()
+        s, m = res.score, res.n or n_eval  # m: the draws made (fewer where the memory budget capped the job)
         state["j"] += 1
-        state["draws"] += 2 * n_eval
+        state["draws"] += 2 * m
         for x in pair:
-            drawn[x.tobytes()] = (x, drawn.get(x.tobytes(), (x, 0))[1] + n_eval)
+            drawn[x.tobytes()] = (x, drawn.get(x.tobytes(), (x, 0))[1] + m)
         scores[k] = s  # a fresh score replaces the one it re-measures (the best of a step was lucky too)
         visited.append((pair, s, step))
         return s

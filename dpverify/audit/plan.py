@@ -13,6 +13,11 @@ screening share: its draws, ``2·LOCAL_SHARE·samples`` at most over all inputs 
 finds join the candidates, which screening scores again on fresh draws.  ``domain`` is the domain
 searched, in words (None for pairs given explicitly).
 
+A screening round holds its draws in memory, so its draws per input are capped at
+:func:`~dpverify.audit.chunks.held_bound` (3.7·10^7 scalar draws under the default 4 GiB budget; a
+job with wider output rows caps itself lower): ``screen_cap`` is that cap when a round reached it (0
+when none did), and the draws it saves go to the final audit, which draws in chunks.
+
 Every draw of an audit comes from ``SeedSequence(entropy, spawn_key=key)``; the first entry of
 ``key`` names the stream (``SEED_*`` below), so no two kinds of draws ever share a seed.
 
@@ -32,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from dpverify.validation import as_generator
+from dpverify.audit.chunks import held_bound
 from dpverify.audit.local_search import local_search, searchable
 from dpverify.audit.screening import elimination_schedule
 from dpverify.audit.search import candidate_pairs, distinct_inputs, domain_text, searched_relation
@@ -83,6 +89,7 @@ class Plan:
     searched: Any = None
     drawn_before: tuple = ()
     share: float = SCREEN_SHARE  # the screening rounds' share of the budget (less the local search's)
+    screen_cap: int = 0  # the draws per input a screening round was capped at by the memory budget (0: none was)
 
     @property
     def n_est(self) -> int:
@@ -97,7 +104,7 @@ class Plan:
 
     def round_size(self, alive: int) -> int:
         """Draws per input of each of ``alive`` pairs in a later screening round (equal cost per round)."""
-        return max(500, int(self.share * self.samples / len(self.schedule) / alive))
+        return min(held_bound(), max(500, int(self.share * self.samples / len(self.schedule) / alive)))
 
 
 def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: bool, alpha: float = 0.01,
@@ -147,6 +154,9 @@ def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: boo
     n_screen = max(500, int(share * samples / len(cand) / rounds)) if screening else 0
     inputs, ix = distinct_inputs(cand)
     per_round = [n_screen] + [max(500, int(share * samples / rounds / k)) for k in schedule[1:]]
+    cap = held_bound()  # a round holds its draws: at most what fits the memory budget
+    capped = cap if any(n > cap for n in per_round) else 0
+    n_screen, per_round = min(n_screen, cap), [min(n, cap) for n in per_round]
     n_final = max(2000, samples - (sum(per_round) if screening else 0) - n_quick)
     before = [0] * len(inputs)
     if found is not None:
@@ -157,7 +167,7 @@ def make_plan(mechanism, pairs, *, samples: int, rng, statistic, stop_early: boo
         n_final = max(2000, n_final - LOCAL_SHARE * samples)
     return Plan(tuple(cand), tuple(ix), len(inputs), tuple(schedule), screening, n_screen, n_small, n_quick,
                 tuple(per_round), int(n_final), samples, seed, entropy, g, domain_text(relation), found,
-                tuple(before), share)
+                tuple(before), share, capped)
 
 
 def _local(mechanism, relation, cand, samples, entropy, statistic, alpha, delta, n_quick, n_small):

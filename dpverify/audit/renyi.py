@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from dpverify.validation import check_budget, check_positive_int, check_real, check_work
+from dpverify.validation import check_positive_int, check_real, check_work
 from dpverify.audit.curves import CurveAudit, audit_delta_curve
 from dpverify.claims.model import Verdict, note_sampling
 from dpverify.proofdocs import proven
@@ -221,8 +221,7 @@ def _run(mechanism, curve_at, claim, pair, samples, epsilons, confidence, rng, s
             raise ValueError(f"pair must be (d, d_prime), got an array of shape {pair.shape}")
         pair = (pair[0], pair[1])
     n = check_positive_int(samples, "samples")
-    check_work(2 * n, "samples")
-    check_budget(16 * n, f"samples = {n}")
+    check_work(2 * n, f"samples = {n}")  # the curve audit draws in chunks beyond the memory budget
     if epsilons is None:
         epsilons = _default_grid(curve_at(None), n)
     curve = audit_delta_curve(mechanism, pair=pair, delta_curve=lambda e: float(curve_at(None)(np.array([e]))[0]),

@@ -38,17 +38,18 @@ from dpverify.audit.events import PatternCode, Binner
 from dpverify.audit.float_grid import FloatPrecision, FloatReach, check_pair, float_statistics
 from dpverify.audit.intervals import wilson, wilson_log_ratio
 from dpverify.audit.projections import fixed_statistics
-from dpverify.audit.chunks import ChunkJob
+from dpverify.audit.chunks import ChunkJob, held_bound
 from dpverify.validation import (check_bool, check_delta, check_generator, check_nonneg_int, check_positive_int,
                                  check_real)
-from dpverify.audit.selection import check_alpha, select_event
+from dpverify.audit.selection import (MIN_COUNT_CAP, available_tests, check_alpha, minimum_count, select_event,
+                                      structural_minimum)
 from dpverify.audit.white_box import LawRatio, LogLikelihoodRatio, white_box_statistics
 
+_PROBE = 16  # draws of the probe that measures an output row before a large screening round
 _CROSS_FIT = 3  # statistics of a pair scored on both folds in screening (the best of the first fold)
 _SCREEN_TRAIN = 50_000  # a screening classifier's training draws per input (at most)
 _FEW_PATTERNS = 256  # outputs with at most this many distinct patterns get no classifier
 _SE_WEIGHT = 0.0  # standard errors of its own estimate subtracted from a screening score
-MIN_COUNT_CAP = 400  # the most draws a screened event must hold (as the final selection's, stages.MIN_COUNT_CAP)
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,14 @@ class Screened:
     statistic: Any
     selection: Any
     values: tuple
+    n: int = 0  # the draws made at each input (the round's size, or less where the memory budget capped it)
 
 
 @dataclass(frozen=True)
 class ScreenJob:
-    """One pair's screening round: draw ``n`` outputs at each input (seeds from ``entropy`` and
-    ``key + (i,)``), fit the candidate statistics, and score them (:func:`_screen`).  Picklable, and
+    """One pair's screening round: draw ``n`` outputs at each input — fewer where they would not fit
+    the memory budget (:meth:`size`) — with seeds from ``entropy`` and ``key + (i,)``, fit the
+    candidate statistics, and score them (:func:`_screen`).  Picklable, and
     its result depends only on its fields, never on where it ran."""
 
     mechanism: Any
@@ -86,10 +89,11 @@ class ScreenJob:
     index: int = 0  # the pair's index among the audit's candidates (carried into its result)
 
     def __call__(self) -> Screened:
-        outs = [ChunkJob(self.mechanism, self.pair[i], self.n, self.entropy, (*self.key, i), None).outputs()
+        n = self.size()
+        outs = [ChunkJob(self.mechanism, self.pair[i], n, self.entropy, (*self.key, i), None).outputs()
                 for i in (0, 1)]
         g = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(*self.key, 2)))  # classifiers' seeds
-        half = self.n // 2
+        half = n // 2
         options = []
         for name, stat in statistic_candidates(self.statistic, self.mechanism, self.pair, outs, final=False):
             if isinstance(stat, str):
@@ -101,7 +105,18 @@ class ScreenJob:
         score, score_quick, name, stat, sel = _screen(options, self.n_est, self.n_quick, self.alpha, self.delta,
                                                       self.n_small)
         values = next(t for nm, _, t in options if nm == name)
-        return Screened(self.index, score, score_quick, name, stat, sel, tuple(values))
+        return Screened(self.index, score, score_quick, name, stat, sel, tuple(values), n)
+
+    def size(self) -> int:
+        """The draws per input this round makes: ``n``, capped so the round fits the memory budget
+        (:func:`~dpverify.audit.chunks.held_bound`).  A round of more than ``held_bound() // 64`` draws
+        first learns the size of an output row from a probe of ``_PROBE`` draws (its own seed: no other
+        draw changes); a smaller one is capped as scalar rows are."""
+        n = min(self.n, held_bound())
+        if n > held_bound() // 64:
+            row = ChunkJob(self.mechanism, self.pair[0], _PROBE, self.entropy, (*self.key, 3), None).outputs()
+            n = min(n, held_bound(max(1, row.nbytes // len(row))))
+        return n
 
 
 def elimination_schedule(n_pairs: int) -> list[int]:
@@ -231,45 +246,6 @@ def score_statistic(stat, t_sel, n_est, alpha, delta, n_check=None, penalty=1.0,
         min_count = minimum_count(len(t0), n_check, cap)
     return select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count,
                         confirm=True, penalty=penalty, tests=available_tests(delta) if tests is None else tests)
-
-
-def minimum_count(n_values: int, n_check=None, cap=None) -> int:
-    """The selection draws an event must hold: 30, and — when ``n_check`` is given — as many as promise
-    ≥ 100 draws in a sample of ``n_check`` (at most ``cap``, when given).  Ranking only.
-
-    >>> minimum_count(10_000), minimum_count(10_000, 500), minimum_count(10**6, 500, cap=400)
-    (30, 2000, 400)
-    """
-    top = 2**63 - 1  # counts of draws are int64
-    n_values = check_nonneg_int(n_values, "n_values", maximum=top)
-    n_check = None if n_check is None else check_nonneg_int(n_check, "n_check", maximum=top)
-    cap = None if cap is None else check_nonneg_int(cap, "cap", maximum=top)
-    if not n_check:
-        return 30
-    return max(30, min(int(np.ceil(100 * n_values / n_check)), cap or np.inf))
-
-
-def structural_minimum(n_values: int, n_est: int) -> int:
-    """The minimum count of a statistic whose informative events are structural zeros (an event one
-    input cannot produce: the floating-point codes): ≥ 10 of the ``n_values`` selection draws and as
-    many as promise ≥ 20 draws in the ``n_est`` estimation draws, at most ``MIN_COUNT_CAP``.  It
-    shrinks as the budget grows: at 10^6 draws per input an event of 0.01 % of the draws is scored.
-    Ranking only.
-
-    >>> structural_minimum(175_000, 450_000), structural_minimum(175_000, 10_000), structural_minimum(10**7, 10**5)
-    (10, 350, 400)
-    """
-    n_values, n_est = check_positive_int(n_values, "n_values"), check_positive_int(n_est, "n_est")
-    return max(10, min(math.ceil(20 * n_values / n_est), MIN_COUNT_CAP))
-
-
-def available_tests(delta: float) -> tuple:
-    """The estimation tests the audit chooses from: the conditional Poisson test needs δ = 0.
-
-    >>> available_tests(0.0), available_tests(1e-6)
-    (('binomial', 'poisson'), ('binomial',))
-    """
-    return ("binomial", "poisson") if check_delta(delta) == 0 else ("binomial",)
 
 
 def _predicted(k_p, k_q, n, n_target, alpha, delta, test="binomial") -> float:

@@ -30,9 +30,11 @@ from dpverify.audit.intervals import wilson, wilson_log_ratio
 from dpverify.validation import (check_bool, check_delta, check_elements, check_nonneg_int, check_positive_int, check_real,
                                  check_work)
 
-__all__ = ["MIN_EVENT_COUNT", "TESTS", "Selection", "count_selection", "select_event"]
+__all__ = ["MIN_COUNT_CAP", "MIN_EVENT_COUNT", "TESTS", "Selection", "available_tests", "count_selection", "minimum_count",
+           "select_event", "structural_minimum"]
 
 _SEL_PENALTY = 1.0  # weight of the selection counts' own variance when ranking events
+MIN_COUNT_CAP = 400  # the most draws a screened event must hold (as the final selection's, stages.MIN_COUNT_CAP)
 MIN_EVENT_COUNT = 30  # robust selection: an event must hold ≥ this many selection draws of D
 SEED_SELECTION = 1  # the seed stream of epsilon_lower_bound's selection draws: (SEED_SELECTION, input, chunk)
 
@@ -268,3 +270,42 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
     events = {d: make_event(best[d][1], best[d][2], binner) for d in best}
     ev = (events["d>d_prime"], events["d_prime>d"]) if choice == "both" else (events[choice],)
     return Selection(ev, choice, score, int(counts[0].sum()), test)
+
+
+def minimum_count(n_values: int, n_check=None, cap=None) -> int:
+    """The selection draws an event must hold: 30, and — when ``n_check`` is given — as many as promise
+    ≥ 100 draws in a sample of ``n_check`` (at most ``cap``, when given).  Ranking only.
+
+    >>> minimum_count(10_000), minimum_count(10_000, 500), minimum_count(10**6, 500, cap=400)
+    (30, 2000, 400)
+    """
+    top = 2**63 - 1  # counts of draws are int64
+    n_values = check_nonneg_int(n_values, "n_values", maximum=top)
+    n_check = None if n_check is None else check_nonneg_int(n_check, "n_check", maximum=top)
+    cap = None if cap is None else check_nonneg_int(cap, "cap", maximum=top)
+    if not n_check:
+        return 30
+    return max(30, min(int(np.ceil(100 * n_values / n_check)), cap or np.inf))
+
+
+def structural_minimum(n_values: int, n_est: int) -> int:
+    """The minimum count of a statistic whose informative events are structural zeros (an event one
+    input cannot produce: the floating-point codes): ≥ 10 of the ``n_values`` selection draws and as
+    many as promise ≥ 20 draws in the ``n_est`` estimation draws, at most ``MIN_COUNT_CAP``.  It
+    shrinks as the budget grows: at 10^6 draws per input an event of 0.01 % of the draws is scored.
+    Ranking only.
+
+    >>> structural_minimum(175_000, 450_000), structural_minimum(175_000, 10_000), structural_minimum(10**7, 10**5)
+    (10, 350, 400)
+    """
+    n_values, n_est = check_positive_int(n_values, "n_values"), check_positive_int(n_est, "n_est")
+    return max(10, min(math.ceil(20 * n_values / n_est), MIN_COUNT_CAP))
+
+
+def available_tests(delta: float) -> tuple:
+    """The estimation tests the audit chooses from: the conditional Poisson test needs δ = 0.
+
+    >>> available_tests(0.0), available_tests(1e-6)
+    (('binomial', 'poisson'), ('binomial',))
+    """
+    return ("binomial", "poisson") if check_delta(delta) == 0 else ("binomial",)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.audit.chunks import ChunkJob, Progress
+from dpverify.audit.chunks import ChunkJob, Progress, held_bound
 from dpverify.audit.classifiers import LogLikelihoodRatio
 from dpverify.audit.events import PatternCode
 from dpverify.audit.plan import (SEED_HOLDOUT, SEED_PROBE, SEED_QUICK, SEED_SCREEN, SEED_SELECT, SEED_STAGE,
@@ -148,6 +148,7 @@ class AuditRun:
         self.quick_done = False
         # why the audit stopped, and whether before its last planned test (the report's stop_reason, early_stop)
         self.stop_reason, self.early_stop = "", False
+        self.capped = getattr(plan, "screen_cap", 0)  # a screening round's draws per input capped by memory (0: none)
 
     def record(self, name, kind, sel, est, n, level, stat=None) -> bool:
         """Keep one test's outcome; whether it refutes the claim."""
@@ -210,9 +211,11 @@ class AuditRun:
         results: list[Screened] = []
         for j, p in enumerate(alive):
             res = self._result(jobs, j, futures)
+            m = res.n or n_r  # the draws the job made (fewer where the memory budget capped them)
+            self.capped = min(self.capped or m, m) if m < n_r else self.capped
             for i in (0, 1):
-                self.drawn[plan.ix[p][i]] += n_r
-            self.prog.add(2 * n_r)
+                self.drawn[plan.ix[p][i]] += m
+            self.prog.add(2 * m)
             self.screened.append((r, p, res.name, res.score))
             self.history.setdefault(p, []).append(res)
             results.append(res)
@@ -278,8 +281,9 @@ class AuditRun:
         of the final budget; no training.  Returns (selection, safe selection, fresh draws)."""
         plan, stat = self.plan, best.statistic
         rounds_same = [h.values for h in self.history[p] if h.name == best.name and same_statistic(h.statistic, stat)]
-        values = [np.concatenate([v[i] for v in rounds_same]) for i in (0, 1)]
-        n_sel = max(0, int(SEL_SHARE_FIXED * n_final) - len(values[0]))
+        cap = held_bound()  # the values are held in memory: at most what fits the memory budget
+        values = [np.concatenate([v[i] for v in rounds_same])[:cap] for i in (0, 1)]
+        n_sel = max(0, min(int(SEL_SHARE_FIXED * n_final), cap) - len(values[0]))
         n_est = n_final - n_sel
         if n_sel:
             fresh = [ChunkJob(self.mechanism, plan.pairs[p][i], n_sel, plan.entropy, (SEED_SELECT, i), None).outputs()
@@ -304,7 +308,7 @@ class AuditRun:
         0.283); where trees did win (SVT34Parallel with half the screening training draws) the bound
         was 0.099 and applying them to every draw took the audit to 145 s."""
         plan = self.plan
-        n_probe = min(n_sel // 4, 20_000)
+        n_probe = min(n_sel // 4, 20_000, held_bound())
         probe = [ChunkJob(self.mechanism, pair[i], n_probe, plan.entropy, (SEED_PROBE, i), None).outputs()
                  for i in (0, 1)]
         self.prog.add(2 * n_probe)
@@ -324,7 +328,7 @@ class AuditRun:
         """Train every named kind among ``options`` (fresh draws each), then keep the best on held-out
         draws when more than one remains.  Returns ([(name, statistic)], draws spent per input)."""
         plan, used = self.plan, 0
-        n_train = min(TRAIN_MAX, n_sel // 5)  # per trained model
+        n_train = min(TRAIN_MAX, n_sel // 5, held_bound())  # per trained model
         n_hold = min(50_000, n_train // 4)
         trained = []
         for j, (name, kind) in enumerate(options):

@@ -37,7 +37,8 @@ import numpy as np
 
 from dpverify.budget import check_work
 from dpverify.validation import as_generator, check_confidence, check_delta, check_positive_int, check_real
-from dpverify.audit.chunks import DEFAULT_CHUNK, ChunkJob, CountEvent, Progress, chunk_sizes, readonly, run_tasks
+from dpverify.audit.chunks import (DEFAULT_CHUNK, ChunkJob, CountEvent, Progress, chunk_sizes, held_bound, readonly,
+                                   run_tasks)
 from dpverify.audit.classifiers import fit_classifier
 from dpverify.audit.errors import MechanismError
 from dpverify.audit.events import Event, PatternCode
@@ -272,7 +273,7 @@ def _statistic(mechanism, data, statistic, n_sel: int, samples: int, entropy: in
     ``statistic="classifier"`` trains a logistic regression on the first part of the selection sample."""
     if statistic != "classifier":
         return statistic, 0
-    train_n = min(_CLASSIFIER_TRAIN, max(1, n_sel // 2))
+    train_n = min(_CLASSIFIER_TRAIN, max(1, n_sel // 2), held_bound())  # held in memory: within the budget
     if n_sel - train_n < 1:
         raise ValueError(f"samples={samples} is too small for statistic='classifier'")
     outs = [ChunkJob(mechanism, data[i], train_n, entropy, (SEED_CLASSIFIER, i), None).outputs() for i in (0, 1)]

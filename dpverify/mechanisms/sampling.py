@@ -16,6 +16,7 @@ Example
 
 from __future__ import annotations
 
+import os
 import reprlib
 from typing import Any
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from dpverify.validation import check_elements, check_finite_array, check_positive_int, check_size
 
-__all__ = ["MechanismError", "call_mechanism", "checked_sample", "describe_input", "sample_finite"]
+__all__ = ["MechanismError", "call_mechanism", "checked_sample", "describe_input", "observe_calls", "sample_finite"]
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = 60
@@ -99,10 +100,19 @@ def checked_sample(mech, data: Any, rng: np.random.Generator, n: int) -> np.ndar
     if domain is not None and hasattr(domain, "coerce") and getattr(mech, "relation_stated", True):
         data = domain.coerce(data)
     name = name_of(mech)
+    observer = _OBSERVER[0] if _OBSERVER[1] == os.getpid() else None  # a supervisor names the call if it dies
+    if observer is not None:
+        observer(call)
     try:
         out = fn(data, rng, n)
-    except Exception as exc:  # any failure of user code, re-raised with the call that caused it
-        raise MechanismError(f"mechanism {name!r} raised {type(exc).__name__}: {exc} in {call}") from exc
+    except KeyboardInterrupt:  # the user's, not the mechanism's
+        raise
+    except BaseException as exc:  # any failure of user code (SystemExit too), re-raised with its call
+        what = f"SystemExit({exc.code!r})" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
+        raise MechanismError(f"mechanism {name!r} raised {what} in {call}") from exc
+    finally:
+        if observer is not None:
+            observer(None)
     try:
         out = np.asarray(out)
     except Exception as exc:
@@ -114,6 +124,30 @@ def checked_sample(mech, data: Any, rng: np.random.Generator, n: int) -> np.ndar
     if out.dtype.kind == "f" and not np.isfinite(out).all():
         raise MechanismError(f"mechanism {name!r} returned NaN or inf in {call}")
     return out
+
+
+_OBSERVER: list = [None, None]  # (callback, the process it was set in): forked workers do not report
+
+
+def observe_calls(callback) -> None:
+    """Have ``callback(call)`` told of every mechanism call :func:`checked_sample` makes in this
+    process (``call`` is ``"sample(data=..., rng, n=...)"``) before the call, and ``callback(None)``
+    when it has returned or raised; ``observe_calls(None)`` stops it.
+
+    A supervisor uses it to name the call during which a mechanism ended the process
+    (:mod:`dpverify.audit.supervised`).  Processes forked later do not report.
+
+    Example
+    -------
+    >>> seen = []
+    >>> observe_calls(seen.append)
+    >>> _ = checked_sample(lambda d, rng, n: rng.random(n), 1.0, np.random.default_rng(0), 2)
+    >>> observe_calls(None); seen
+    ['sample(data=1.0, rng, n=2)', None]
+    """
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {type(callback).__name__}")
+    _OBSERVER[:] = [callback, os.getpid() if callback is not None else None]
 
 
 def call_mechanism(mechanism: Any, data: Any, rng: np.random.Generator, n: int) -> np.ndarray:
