@@ -8,9 +8,16 @@ FILE`` collects the claims a claims file registers with
 - ``FILE::room.name[thorough]`` runs ``check(thorough=True)`` and is marked
   ``slow``, so ``-m "not slow"`` skips it.
 
-Each item's check runs in a supervised worker process
-(:func:`dpverify.claims.supervisor.supervise`): a check that calls ``os._exit``, is
-killed, runs past its declared ``timeout`` or leaves processes running is an ``error``.
+Supervised: before a claims file is imported for collection, it is imported in a child
+process (:func:`dpverify.claims.supervisor.guarded_load`); a file that exits there (even by
+``os._exit``), is killed, raises a ``BaseException`` that is not an ``Exception``, or
+blocks past ``--dpverify-load-timeout`` (default 60 s) is a collection error naming it, so
+pytest exits non-zero.  The items' checks then run one at a time, as pytest reaches each item,
+on one long-lived worker process forked at the first item (it inherits the imported claims
+files; :class:`dpverify.claims.supervisor.TaskRunner`): a check that calls ``os._exit``, is
+killed, runs past its limit (``--dpverify-timeout``, else its declared ``timeout``), raises
+``KeyboardInterrupt``, leaves processes running or modifies its claims file is an ``error``,
+and a fresh worker carries on with the next item.
 An item passes when the verdict equals the claim's expected verdict; an
 ``error`` verdict always fails.  On failure the report shows the verdict,
 the summary, the evidence and, for an error, the traceback.
@@ -52,6 +59,9 @@ __all__: list[str] = []
 
 _ENTRIES = pytest.StashKey[dict]()
 _BASELINE = pytest.StashKey[Any]()
+_LIMITS = pytest.StashKey[dict]()  # "timeout" (None: each claim's own) and "load" seconds
+_RUN = pytest.StashKey[Any]()  # the session's supervised run (_SessionRun), started by the first item
+_LOAD_LIMIT = 60.0  # seconds a claims file may take to import (tried in a child first), by default
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,10 +72,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the verdicts and evidence of the claims that ran to the baseline file")
     group.addoption("--dpverify-rtol", type=float, default=None, help="relative tolerance of the baseline gate")
     group.addoption("--dpverify-atol", type=float, default=None, help="absolute tolerance of the baseline gate")
+    group.addoption("--dpverify-timeout", type=float, default=None, metavar="SECONDS",
+                    help="stop each claim's check after this many seconds (default: the claim's declared timeout)")
+    group.addoption("--dpverify-load-timeout", type=float, default=None, metavar="SECONDS",
+                    help=f"seconds a claims file may take to import at collection (default {_LOAD_LIMIT:g})")
     parser.addini("dpverify_claims_files", type="args", default=[],
                   help="glob patterns of the files whose dpverify claims become test items "
                        "(default: dpverify's rule, dpverify.rooms.is_claims_file)")
     parser.addini("dpverify_baseline", default="", help="default baseline file of --dpverify-baseline")
+    parser.addini("dpverify_timeout", default="", help="default of --dpverify-timeout")
+    parser.addini("dpverify_load_timeout", default="", help="default of --dpverify-load-timeout")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,6 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(exc)) from None
     elif path:
         config.stash[_BASELINE] = _load(path)
+    config.stash[_LIMITS] = _limits(config)
     rtol, atol = config.getoption("dpverify_rtol"), config.getoption("dpverify_atol")
     if rtol is not None or atol is not None:
         from dpverify.claims.baseline import drift
@@ -96,6 +113,28 @@ def pytest_configure(config: pytest.Config) -> None:
             drift({}, {}, **{k: v for k, v in (("rtol", rtol), ("atol", atol)) if v is not None})
         except (TypeError, ValueError) as exc:
             raise pytest.UsageError(f"--dpverify-{exc}") from None
+
+
+def _limits(config: pytest.Config) -> dict:
+    """The per-claim and the load time limits of the options (or ini); a bad one is a usage error."""
+    out: dict = {"timeout": None, "load": _LOAD_LIMIT}
+    for key, opt in (("timeout", "dpverify_timeout"), ("load", "dpverify_load_timeout")):
+        value: Any = config.getoption(opt)
+        if value is None and config.getini(opt):
+            value = config.getini(opt)
+            try:
+                value = float(value)
+            except ValueError:
+                pass  # reported by check_timeout
+        if value is None:
+            continue
+        from dpverify.claims.model import check_timeout  # only when a limit is given
+
+        try:
+            out[key] = check_timeout(value, "--" + opt.replace("_", "-"))
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return out
 
 
 def _baseline_path(config: pytest.Config) -> str | None:
@@ -160,6 +199,7 @@ class ClaimsFile(pytest.Module):
     def collect(self):
         from dpverify.claims.store import registered_since, snapshot
 
+        self._guard()
         before = snapshot()
         try:
             mod = self.obj  # the import (pytest's import mode, sys.path and error reporting)
@@ -174,6 +214,24 @@ class ClaimsFile(pytest.Module):
         for c in registered_since(before, files):
             yield ClaimItem.from_parent(self, name=c.id, claim=c, thorough=False)
             yield ClaimItem.from_parent(self, name=f"{c.id}[thorough]", claim=c, thorough=True)
+
+    def _guard(self) -> None:
+        """Import the file in a supervised child first: a file that exits (even by ``os._exit``),
+        is killed, raises ``SystemExit``, ``KeyboardInterrupt`` or another ``BaseException``, or
+        blocks past the load limit is a collection error naming it, and is never imported here."""
+        from dpverify.claims.supervisor import guarded_load
+
+        def load() -> list:
+            try:
+                self.obj  # noqa: B018 -- pytest's own import, in the child
+            except (Exception, pytest.skip.Exception):  # reported (or skipped) by the import in this process
+                pass
+            return []
+
+        limit = self.config.stash[_LIMITS]["load"]
+        why = guarded_load(load, limit, base_exceptions=True)
+        if why is not None:
+            raise self.CollectError(f"{self.path}: {why} (imported first in a child process; not collected)")
 
 
 class ClaimFailed(Exception):
@@ -197,10 +255,9 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         from dpverify.claims.baseline import baseline_key, drift, entry_of
-        from dpverify.claims.runner import result_to_json, run_claims
+        from dpverify.claims.runner import result_to_json
 
-        # supervised: a check that exits, is killed, overruns its limit or leaves processes is an error
-        (r,) = run_claims([self.claim], thorough=self.thorough, supervised=True)
+        r = _session_run(self).result(self)
         js = result_to_json(r)
         key = baseline_key(self.claim.id, self.thorough)
         if not r.as_expected:
@@ -225,6 +282,37 @@ class ClaimItem(pytest.Item):
         return self.path, None, f"dpverify claim {self.name}"
 
 
+class _SessionRun:
+    """The session's claim items, run on one long-lived supervised worker
+    (:class:`dpverify.claims.supervisor.TaskRunner`), each when pytest runs its item."""
+
+    def __init__(self, session: pytest.Session) -> None:
+        from dpverify.claims.runner import run_claim
+        from dpverify.claims.supervisor import TaskRunner
+
+        self.items = [it for it in session.items if isinstance(it, ClaimItem)]
+        self.index = {id(it): k for k, it in enumerate(self.items)}
+        self.timeout = session.config.stash[_LIMITS]["timeout"]
+        self.runner = TaskRunner([(it.claim, it.thorough) for it in self.items], run_claim, timeout=self.timeout)
+
+    def result(self, item: "ClaimItem") -> Any:
+        """The item's result: a reported verdict, or an ``error`` saying why there is none."""
+        k = self.index.get(id(item))
+        if k is not None:
+            return self.runner.result(k)
+        from dpverify.claims.runner import run_claims  # an item pytest did not collect in this session
+
+        (r,) = run_claims([item.claim], thorough=item.thorough, timeout=self.timeout, supervised=True)
+        return r
+
+
+def _session_run(item: ClaimItem) -> _SessionRun:
+    run = item.config.stash.get(_RUN, None)
+    if run is None:
+        run = item.config.stash[_RUN] = _SessionRun(item.session)
+    return run
+
+
 def _describe(js: dict, tb: str | None) -> str:
     lines = [
         f"claim {js['id']}: expected {js['expected']}, got {js['verdict']}",
@@ -245,6 +333,9 @@ def _describe(js: dict, tb: str | None) -> str:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    run = config.stash.get(_RUN, None)
+    if run is not None:
+        run.runner.close()
     if not config.getoption("dpverify_update_baseline"):
         return
     entries = config.stash.get(_ENTRIES, {})

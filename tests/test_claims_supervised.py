@@ -3,8 +3,8 @@
 Each case writes a claims file with one hostile claim (and one honest claim beside it) and runs
 ``dpverify verify FILE --json`` with ``--jobs 1`` and ``--jobs 2``: the exit status is non-zero,
 the JSON holds a row for every claim the file declares, and the hostile claim's row is an
-``error`` whose text names the reason.  A file that cannot be loaded at all gives one ``error``
-row naming the file.
+``error`` whose text names the reason.  A file that cannot be loaded at all gives an ``error``
+row naming the file for each claim it declares.
 """
 
 from __future__ import annotations
@@ -86,9 +86,10 @@ def test_hostile_claims_file(case, jobs, tmp_path, capsys, monkeypatch):
     captured = capsys.readouterr()
     assert status != 0, captured.err
     rows = {r["id"]: r for r in json.loads(captured.out)}
-    if at_import:  # the file never loaded: one error naming it
-        (row,) = rows.values()
-        assert row["verdict"] == "error" and str(f) in row["summary"] and text in row["summary"], row
+    if at_import:  # the file never loaded: an error for each claim it declares, naming the file and the reason
+        assert set(rows) == {f"{room}.good", f"{room}.bad"}, rows
+        for row in rows.values():
+            assert row["verdict"] == "error" and str(f) in row["summary"] and text in row["summary"], row
         return
     assert set(rows) == {f"{room}.good", f"{room}.bad"}
     assert rows[f"{room}.good"]["verdict"] == "holds", rows[f"{room}.good"]

@@ -93,16 +93,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     _output_options(args)
     started, t0 = datetime.now(timezone.utc), time.perf_counter()
     try:
-        results = _load_failure(args)
-        if results is None:
-            claims = _select(args)
-            if not claims:
-                print("no claim matches --only " + repr(args.only) if args.only else "no claims registered",
-                      file=sys.stderr)
-                return 2
+        results, claims, _ = _load(args)
+        if not results and not claims:
+            print("no claim matches --only " + repr(args.only) if args.only else "no claims registered",
+                  file=sys.stderr)
+            return 2
+        if claims:
             with progress("verifying", len(claims), stream=sys.stderr, unit="claims") as step:
-                results = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
-                                     progress=lambda r: step(1, r.claim.id), supervised=True)
+                ran = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
+                                 progress=lambda r: step(1, r.claim.id), supervised=True)
+            results = results + [row for r in ran for row in _declared_instead(r, args.only)]
     except KeyboardInterrupt:  # the user's, not a check's (checks run in workers of their own process group)
         print("dpverify verify: interrupted; no results written", file=sys.stderr)
         return 130
@@ -119,23 +119,116 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return max(status, _gate(args, js))
 
 
-def _load_failure(args: argparse.Namespace) -> list | None:
-    """Named sources are first loaded in a supervised child: one that exits, is killed or
-    blocks there gives one ``error`` result naming them (None: they load)."""
-    if not args.sources:
-        return None
-    from dpverify.claims.model import Outcome, Result, Verdict
-    from dpverify.claims.store import import_failure
+def _load(args: argparse.Namespace) -> tuple[list, list, str | None]:
+    """The claims to run, after the named sources were first loaded in a supervised child.
+
+    Returns ``(rows, claims, problem)``: ``error`` results for the claims of the sources that
+    exit, are killed or block while they load (one per claim each declares:
+    :func:`dpverify.claims.execute.unloaded_results`), the claims of the others, and a line
+    naming the sources that failed (None when all loaded).  With several sources and a failure,
+    each is tried alone to find the one to blame; the others then load and run.
+    """
+    from argparse import Namespace
+
+    from dpverify.claims.model import check_timeout
     from dpverify.claims.supervisor import guarded_load
 
-    limit = args.timeout if args.timeout is not None else _LOAD_LIMIT
+    limit = _LOAD_LIMIT if args.timeout is None else check_timeout(args.timeout, "--timeout")
+    if not args.sources:
+        return _load_rooms(args, limit)
     why = guarded_load(lambda: _select(args), limit)
     if why is None:
-        return None
-    names = ", ".join(args.sources)
-    c = import_failure("sources", names, RuntimeError(why))
-    why = f"{names}: {why}"
-    return [Result(c, Outcome(Verdict.ERROR, {"error": why, "route": c.method.value}, summary=why), 0.0, why)]
+        return [], _select(args), None
+    failed, good = _blame(args, limit, why)
+    if good:
+        rest = Namespace(**{**vars(args), "sources": good})
+        again = guarded_load(lambda: _select(rest), limit)
+        if again is not None:  # they load alone, not together: nothing can be run safely
+            failed, good = [(s, f"{why} (loading {', '.join(args.sources)} together)") for s in args.sources], []
+    rows = [r for spec, w in failed for r in _unloaded(spec, w, args.only)]
+    problem = "; ".join(f"{spec}: {w}" for spec, w in failed)
+    return rows, (_select(Namespace(**{**vars(args), "sources": good})) if good else []), problem
+
+
+def _load_rooms(args: argparse.Namespace, limit: float) -> tuple[list, list, str | None]:
+    """:func:`_load` for every room: the installed rooms (not the shipped ones) are first loaded
+    in a supervised child, one at a time when they fail together; those that fail are skipped."""
+    from dpverify.claims.registry import all_claims, load_room
+    from dpverify.claims.supervisor import guarded_load
+    from dpverify.rooms import rooms
+
+    if args.only == "":
+        _select(args)  # the one-line error
+    installed = [r for r in rooms() if not r.shipped]
+    why = guarded_load(lambda: [c for r in installed for c in load_room(r)], limit) if installed else None
+    if why is None:
+        return [], _select(args), None
+    failed = [(installed[0], why)] if len(installed) == 1 else []
+    for r in installed if len(installed) > 1 else []:
+        w = guarded_load(lambda r=r: load_room(r), limit)
+        if w is not None:
+            failed.append((r, w))
+    failed = failed or [(r, f"{why} (loading the installed rooms together)") for r in installed]
+    rows = [row for r, w in failed for row in _unloaded(r.package, f"room {r.name}: {w}", args.only)]
+    problem = "; ".join(f"room {r.name} ({r.package}): {w}" for r, w in failed)
+    return rows, all_claims(args.only, skip=[r.name for r, _ in failed]), problem
+
+
+def _blame(args: argparse.Namespace, limit: float, why: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The sources that fail to load alone (with the reason) and those that load, one file at a time."""
+    from pathlib import Path
+
+    from dpverify.claims.registry import load_sources
+    from dpverify.claims.sources import claim_files
+    from dpverify.claims.supervisor import guarded_load
+
+    units = []
+    for spec in args.sources:
+        p = Path(spec)
+        units += [str(p / f.relative_to(p.resolve())) for f in claim_files(p)] if p.is_dir() else [spec]
+    if len(units) == 1:
+        return [(units[0], why)], []
+    failed, good = [], []
+    for u in units:
+        w = guarded_load(lambda u=u: load_sources([u]), limit)
+        (good if w is None else failed).append(u if w is None else (u, w))
+    if not failed:  # each loads alone: blame them together
+        return [(s, f"{why} (loading {', '.join(args.sources)} together)") for s in args.sources], []
+    return failed, good
+
+
+def _unloaded(spec: str, why: str, only: str | None) -> list:
+    """``error`` rows for the claims a source declares (read from its text, never run)."""
+    from pathlib import Path
+
+    from dpverify.claims.declared import source_files
+    from dpverify.claims.execute import unloaded_results
+
+    files = [(spec, Path(spec))] if Path(spec).is_file() else [(str(f), f) for f in source_files(spec)]
+    return unloaded_results(files or [(spec, Path(spec))], why, only=only)
+
+
+def _declared_instead(r, only: str | None) -> list:
+    """A file that raised while it was imported (its one ``error`` row, :func:`~dpverify.claims.store.import_failure`)
+    becomes a row per claim it declares, each carrying the traceback; any other result stays as it is."""
+    from dpverify.claims.store import source_of
+
+    c = r.claim
+    module = c.source.section
+    if not (c.id.endswith(f".import:{module}") and c.source.seed == "dpverify" and source_of(c.id) == module
+            and getattr(c.check, "__module__", None) == "dpverify.claims.store" and r.verdict.value == "error"):
+        return [r]
+    from pathlib import Path
+
+    from dpverify.claims.declared import source_files
+    from dpverify.claims.execute import unloaded_results
+
+    first = str(r.outcome.evidence.get("error", "")).split(" failed to import: ", 1)[-1]
+    files = [(str(f), f) for f in source_files(module)] if module else []
+    rows = unloaded_results(files, f"importing it raised {first}", error=r.error, only=only) if files else []
+    if not rows or all(".import:" in x.claim.id for x in rows):  # nothing declared can be read: one row, as before
+        return [r]
+    return rows
 
 
 def _save(args: argparse.Namespace, results: list, started, seconds: float) -> None:
@@ -160,7 +253,7 @@ def _print_results(console: Console, results: list) -> None:
     errors = [r for r in results if r.verdict.value == "error"]
     for r in errors:  # first: a check that did not conclude is the first thing to fix
         console.print(line(("error", "bold magenta"), f": {r.claim.id}: {r.outcome.summary}"))
-        if r.error:
+        if r.error and r.error.strip() not in r.outcome.summary:  # not the summary again
             console.print(quote(r.error.rstrip()))
     table = Table(title="dpverify: claims, checked", show_lines=False)
     for col in ("claim", "method", "expected", "verdict", "s", "evidence"):
@@ -212,29 +305,23 @@ def _gate(args: argparse.Namespace, js: list[dict]) -> int:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    claims = _select(args)
-    if not claims:
+    rows, claims, problem = _load(args)  # sources that exit, are killed or block while loading: not loaded
+    if not claims and not rows:
         print("dpverify claims: error: " + ("no claim matches --only " + repr(args.only) if args.only
                                             else "no claims registered"), file=sys.stderr)
         return 2
     if args.json:
-        json.dump(
-            [
-                {
-                    "id": c.id,
-                    "source": str(c.source),
-                    "statement": c.statement,
-                    "method": c.method.value,
-                    "expected": c.expected.value,
-                    "proof": c.proof,
-                }
-                for c in claims
-            ],
-            sys.stdout,
-            indent=2,
-            ensure_ascii=False,
-        )
+        listed = [{"id": c.id, "source": str(c.source), "statement": c.statement, "method": c.method.value,
+                   "expected": c.expected.value, "proof": c.proof} for c in claims]
+        listed += [{"id": r.claim.id, "source": str(r.claim.source), "statement": r.claim.statement,
+                    "method": r.claim.method.value, "expected": r.claim.expected.value, "proof": None,
+                    "loaded": False, "error": r.outcome.summary} for r in rows]
+        json.dump(listed, sys.stdout, indent=2, ensure_ascii=False)
         print()
+    if problem is not None:
+        print(f"dpverify claims: error: {problem}", file=sys.stderr)
+        return 2
+    if args.json:
         return 0
     table = Table(title=f"{len(claims)} registered claims")
     for col in ("claim", "source", "method", "expected", "statement"):
@@ -270,5 +357,9 @@ def register(subparsers) -> None:
     c = subparsers.add_parser("claims", help="list claims with their sources")
     c.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE", help=srcs)
     c.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
-    c.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    c.add_argument("--json", action="store_true", help="print JSON instead of a table (with --json, the claims "
+                   "of a file that cannot be loaded are listed from its text, with \"loaded\": false)")
+    c.add_argument("--timeout", type=float, default=None,
+                   help=f"seconds the named files may take to load (default {_LOAD_LIMIT:g}); a file that "
+                        "exits, is killed or blocks while loading is an error (exit status 2)")
     c.set_defaults(func=cmd_claims)

@@ -239,8 +239,12 @@ def _load_module(name: str) -> list[Claim]:
     return store.registered_since(before, files)
 
 
-def load_sources(specs: Iterable[str]) -> list[Claim]:
+def load_sources(specs: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Claim]:
     """Import the claims of files, folders and dotted modules; return them sorted by id.
+
+    ``specs`` is one path or module name (``str`` or ``os.PathLike``) or a list of them; an
+    empty one is refused (:class:`SourceError`, a ValueError), never read as the current folder,
+    and ``bytes`` are refused (TypeError).
 
     A folder contributes its claims files (:func:`dpverify.rooms.is_claims_file`, recursively;
     hidden folders and ``__pycache__`` skipped).  A module contributes the claims its import
@@ -255,13 +259,21 @@ def load_sources(specs: Iterable[str]) -> list[Claim]:
     Traceback (most recent call last):
     ...
     dpverify.claims.sources.SourceError: no/such/folder: no such file, folder or importable module
+    >>> load_sources("")
+    Traceback (most recent call last):
+    ...
+    dpverify.claims.sources.SourceError: specs must be a non-empty path or module name, got ''
     """
-    specs = check_items(specs, (str, os.PathLike), "specs")
+    one = isinstance(specs, (str, os.PathLike))  # one path, not its characters
+    specs = [specs] if one else check_items(specs, (str, os.PathLike), "specs")
     found: dict[str, Claim] = {}
     for i, spec in enumerate(specs):
         spec = os.fspath(spec)
-        if not isinstance(spec, str) or not spec.strip():  # '' would mean the current folder without saying so
-            raise SourceError(f"specs[{i}] must be a non-empty path or module name, got {spec!r}")
+        where = "specs" if one else f"specs[{i}]"
+        if not isinstance(spec, str):
+            raise TypeError(f"{where} must be a path (str or os.PathLike of str), got {spec!r}")
+        if not spec.strip():  # '' would mean the current folder without saying so
+            raise SourceError(f"{where} must be a non-empty path or module name, got {spec!r}")
         p = Path(spec)
         if p.is_file():
             if p.suffix != ".py":

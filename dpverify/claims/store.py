@@ -294,10 +294,13 @@ def snapshot() -> dict[str, Claim]:
     return dict(_REGISTRY)
 
 
-def registered_since(before: Mapping[str, Claim], files: Iterable[str] = ()) -> list[Claim]:
-    """The claims registered (or replaced) since ``before``, and those registered by ``files``, by id."""
+def registered_since(before: Mapping[str, Claim], files: str | os.PathLike | Iterable[str | os.PathLike] = ()
+                     ) -> list[Claim]:
+    """The claims registered (or replaced) since ``before``, and those registered by ``files`` (one file
+    or a list of files), by id."""
     check_mapping(before, "before")
-    files = set(check_items(files, str, "files"))
+    one = isinstance(files, (str, os.PathLike))  # one file, not its characters
+    files = {os.fspath(f) for f in ([files] if one else check_items(files, (str, os.PathLike), "files"))}
     return sorted((c for cid, c in _REGISTRY.items() if _SOURCES.get(cid) in files or before.get(cid) is not c),
                   key=lambda c: c.id)
 

@@ -15,31 +15,47 @@ is that claim's ``error``; the files that define the claims are hashed before th
 after every reported claim, and the claim that reported when a change was first seen is an
 ``error`` naming the file (with ``jobs > 1`` the change may have come from a claim running
 alongside it; the run fails either way).
+
+:func:`supervise` returns the results in order; :func:`stream` yields them as they arrive, for
+tasks that each name their own ``thorough`` (the pytest plugin runs a session's items through
+one stream).  What the parent does with a worker that answered, died or overran lives in
+:mod:`dpverify.claims.workers`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing as mp
 import multiprocessing.connection
 import os
 import shutil
 import signal
-import sys
 import tempfile
 import time
 import traceback
 from collections import deque
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterator, Sequence
 
+from dpverify.claims.checks import check_items
 from dpverify.claims.evidence import to_jsonable
-from dpverify.claims.model import Claim, Outcome, Result, Verdict
 from dpverify.claims.execute import with_route
+from dpverify.claims.model import Claim, Outcome, Result, Verdict, check_timeout
+from dpverify.claims.workers import (
+    FileGuard,
+    check_worker,
+    claim_files,
+    exit_reason,
+    kill_group,
+    leftover_children,
+    remove_file,
+    stack_file,
+)
+from dpverify.validation import check_positive_int
 
-__all__ = ["guarded_load", "supervise"]
+__all__ = ["TaskRunner", "guarded_load", "stream", "supervise"]
 
 Progress = Callable[[Result], None]
 Run = Callable[..., Result]  # run(claim, thorough=...): one claim's check, in this process
+Task = tuple  # (claim, thorough): one run of one claim's check
 
 
 def _payload(run: Run, c: Claim, thorough: bool) -> tuple:
@@ -55,7 +71,7 @@ def _payload(run: Run, c: Claim, thorough: bool) -> tuple:
     return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error, r.outcome.summary)
 
 
-def _serve(run: Run, claims: list[Claim], thorough: bool, tasks: Any, results: Any, stack_file: str | None,
+def _serve(run: Run, todo: Sequence[Task], tasks: Any, results: Any, stack_file: str | None,
            workdir: str, parent: int) -> None:
     """Body of a worker: run the claims whose indices arrive on ``tasks`` until told to stop."""
     os.setpgid(0, 0)  # own process group: ending the worker also ends what its checks started
@@ -73,47 +89,22 @@ def _serve(run: Run, claims: list[Claim], thorough: bool, tasks: Any, results: A
             break
         os.chdir(workdir)  # a check that moved elsewhere does not move the next one
         try:
-            msg: Any = (i, "ok", _payload(run, claims[i], thorough))
+            msg: Any = (i, "ok", _payload(run, *todo[i]))
         except BaseException:  # even a failure of the conversion is reported, not lost
             msg = (i, "failed", traceback.format_exc())
-        results.send((*msg, _leftover_children()))
-
-
-def _leftover_children() -> int:
-    """How many processes this worker's check started are still running (zombies are reaped first)."""
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
-    except ChildProcessError:
-        return 0
-    except OSError:
-        pass
-    me, n = str(os.getpid()), 0
-    try:
-        pids = [p for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:  # no /proc: the children are still ended with the worker at the end of the run
-        return 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rpartition(")")[2].split()
-        except OSError:  # gone meanwhile
-            continue
-        if len(fields) > 1 and fields[1] == me and fields[0] != "Z":
-            n += 1
-    return n
+        results.send((*msg, leftover_children()))
 
 
 class _Worker:
     """One worker process, the pipes to it, and the claim it is running."""
 
-    def __init__(self, ctx: Any, run: Run, claims: list[Claim], thorough: bool, workdir: str) -> None:
+    def __init__(self, ctx: Any, run: Run, todo: Sequence[Task], workdir: str) -> None:
         self.tasks_reader, self.tasks = ctx.Pipe(duplex=False)
         self.results, results_writer = ctx.Pipe(duplex=False)
-        self.stack_file = _stack_file()
+        self.stack_file = stack_file()
         # not a daemon: a check may start processes of its own (daemons may not)
         self.proc = ctx.Process(target=_serve, daemon=False,
-                                args=(run, claims, thorough, self.tasks_reader, results_writer, self.stack_file,
+                                args=(run, todo, self.tasks_reader, results_writer, self.stack_file,
                                       workdir, os.getpid()))
         self.proc.start()
         results_writer.close()
@@ -131,11 +122,11 @@ class _Worker:
                 self.proc.join(timeout=1)
             except OSError:
                 pass
-        _kill(self.proc)
+        kill_group(self.proc)
         self.proc.join(timeout=5)
         for conn in (self.tasks, self.tasks_reader, self.results):
             conn.close()
-        _remove(self.stack_file)
+        remove_file(self.stack_file)
 
 
 def supervise(claims: list[Claim], run: Run, *, thorough: bool, jobs: int, timeout: float | None,
@@ -163,131 +154,183 @@ def supervise(claims: list[Claim], run: Run, *, thorough: bool, jobs: int, timeo
     list of Result
         One per claim, in the order of ``claims``.
     """
-    ctx = mp.get_context("fork")
-    pending = deque(range(len(claims)))
-    slots: list[_Worker | None] = [None] * min(jobs, len(claims))
     out: dict[int, Result] = {}
-    guard = _FileGuard(_claim_files(claims))
+    for i, r in stream([(c, thorough) for c in claims], run, jobs=jobs, timeout=timeout):
+        out[i] = r
+        if progress:
+            progress(r)
+    return [out[i] for i in range(len(claims))]
+
+
+def stream(tasks: Sequence[Task], run: Run, *, jobs: int = 1, timeout: float | None = None
+           ) -> Iterator[tuple[int, Result]]:
+    """Run tasks in supervised worker processes; yield ``(index, result)`` as each result arrives.
+
+    Nothing starts before the first result is asked for, and a worker is handed its next task
+    only when the caller asks for more, so a caller that takes one result at a time runs the
+    tasks one after another, each timed from the moment it is handed over.  Closing the
+    generator (or dropping it) ends the workers.
+
+    Parameters
+    ----------
+    tasks : sequence of (Claim, bool)
+        Each task is a claim and the ``thorough`` flag its check runs with; a claim may
+        appear more than once (its quick and its thorough run).
+    run : callable
+        ``run(claim, thorough=...)`` runs one check in the worker and returns its :class:`Result`.
+    jobs : int
+        Number of worker processes (at most one per task).
+    timeout : float, optional
+        Per-task limit in seconds; None: each claim's declared ``timeout``.
+
+    Yields
+    ------
+    (int, Result)
+        The task's index in ``tasks`` and its result; every task yields exactly once.
+
+    Example
+    -------
+    >>> from dpverify.claims.model import Method, Source
+    >>> from dpverify.claims.runner import run_claim
+    >>> c = Claim("zzsupdoc.ok", Source("none"), "1 = 1", Method.EXACT, Verdict.HOLDS,
+    ...           lambda thorough=False: Outcome(Verdict.HOLDS, {"thorough": thorough}))
+    >>> [(i, r.verdict.value, r.outcome.evidence["thorough"]) for i, r in stream([(c, False), (c, True)], run_claim)]
+    [(0, 'holds', False), (1, 'holds', True)]
+    """
+    return _stream(*_checked(tasks, run, jobs, timeout))
+
+
+def _checked(tasks: Sequence[Task], run: Run, jobs: int, timeout: float | None) -> tuple:
+    """The arguments of :func:`stream` and :class:`TaskRunner`, checked."""
+    todo = check_items(tasks, tuple, "tasks")
+    for k, t in enumerate(todo):
+        if len(t) != 2 or not isinstance(t[0], Claim) or not isinstance(t[1], bool):
+            raise TypeError(f"tasks[{k}] must be a pair (Claim, bool), got {t!r:.200}")
+    if not callable(run):
+        raise TypeError(f"run must be a function run(claim, thorough=...), got {type(run).__name__}")
+    jobs = check_positive_int(jobs, "jobs")
+    if timeout is not None:
+        timeout = check_timeout(timeout)
+    return todo, run, jobs, timeout
+
+
+def _stream(todo: list[Task], run: Run, jobs: int, timeout: float | None) -> Iterator[tuple[int, Result]]:
+    ctx = mp.get_context("fork")
+    claims = [c for c, _ in todo]
+    pending = deque(range(len(todo)))
+    slots: list[_Worker | None] = [None] * min(jobs, len(todo))
+    done = 0
+    guard = FileGuard(claim_files(claims))
     workdir = tempfile.mkdtemp(prefix="dpverify-work-")
     try:
-        while len(out) < len(claims):
+        while done < len(todo):
             for k, w in enumerate(slots):
                 if pending and (w is None or w.current is None):
                     if w is None or not w.proc.is_alive():
                         if w is not None:
                             w.end()
-                        w = slots[k] = _Worker(ctx, run, claims, thorough, workdir)
+                        w = slots[k] = _Worker(ctx, run, todo, workdir)
                     w.give(pending.popleft())
             busy = [w for w in slots if w is not None and w.current is not None]
             mp.connection.wait([w.results for w in busy] + [w.proc.sentinel for w in busy], timeout=0.25)
             for k, w in enumerate(slots):
                 if w is None or w.current is None:
                     continue
-                r, ended = _check_worker(w, claims, timeout, guard, run)
+                r, ended = check_worker(w, claims, timeout, guard, run)
                 if r is None:
                     continue
-                out[w.current[0]] = r
-                w.current = None
+                i, w.current = w.current[0], None
                 if ended:
                     w.end()
                     slots[k] = None
-                if progress:
-                    progress(r)
+                done += 1
+                yield i, r
     finally:
         for w in slots:
             if w is not None:
                 w.end(polite=True)
         shutil.rmtree(workdir, ignore_errors=True)
-    return [out[i] for i in range(len(claims))]
 
+class TaskRunner:
+    """One long-lived supervised worker that runs tasks on demand, one at a time, in any order.
 
-def _check_worker(w: _Worker, claims: list[Claim], timeout: float | None, guard: "_FileGuard",
-                  run: Run) -> tuple[Result | None, bool]:
-    """The result of the worker's claim if there is one yet, and whether the worker was ended."""
-    i, t0 = w.current  # type: ignore[misc]
-    c = claims[i]
-    now = time.perf_counter()
-    if w.results.poll():
+    The worker is forked at the first :meth:`result` (it inherits the imported claims, so
+    nothing is imported again) and serves every later task; a worker that dies, overruns or
+    leaves processes running makes that task's result an ``error`` (as in :func:`supervise`)
+    and the next task gets a fresh worker.  :meth:`close` (or leaving a ``with`` block) ends it.
+
+    Parameters
+    ----------
+    tasks : sequence of (Claim, bool)
+        The tasks that may be asked for: a claim and the ``thorough`` flag of its check.
+    run : callable
+        ``run(claim, thorough=...)`` runs one check in the worker and returns its :class:`Result`.
+    timeout : float, optional
+        Per-task limit in seconds; None: each claim's declared ``timeout``.
+
+    Example
+    -------
+    >>> from dpverify.claims.model import Method, Source
+    >>> from dpverify.claims.runner import run_claim
+    >>> c = Claim("zzsupdoc.ok", Source("none"), "1 = 1", Method.EXACT, Verdict.HOLDS,
+    ...           lambda thorough=False: Outcome(Verdict.HOLDS, {"thorough": thorough}))
+    >>> with TaskRunner([(c, False), (c, True)], run_claim) as runner:
+    ...     [runner.result(i).outcome.evidence["thorough"] for i in (1, 0)]
+    [True, False]
+    """
+
+    def __init__(self, tasks: Sequence[Task], run: Run, *, timeout: float | None = None) -> None:
+        self._todo, self._run, _, self._timeout = _checked(tasks, run, 1, timeout)
+        self._claims = [c for c, _ in self._todo]
+        self._worker: _Worker | None = None
+        self._guard: FileGuard | None = None
+        self._workdir: str | None = None
+
+    def result(self, i: int) -> Result:
+        """Run task ``i`` on the worker (a fresh one if there is none) and return its result."""
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self._todo):
+            raise ValueError(f"i must be the index of a task, 0 <= i < {len(self._todo)}, got {i!r:.100}")
+        if self._workdir is None:
+            self._guard = FileGuard(claim_files(self._claims))
+            self._workdir = tempfile.mkdtemp(prefix="dpverify-work-")
+        w = self._worker
+        if w is None or not w.proc.is_alive():
+            if w is not None:
+                w.end()
+            w = self._worker = _Worker(mp.get_context("fork"), self._run, self._todo, self._workdir)
+        w.give(i)
         try:
-            j, kind, payload, left = w.results.recv()
-        except (EOFError, OSError):  # the worker died without reporting
-            w.proc.join(timeout=5)
-            return _failed(c, now - t0, _exit_reason(w.proc)), True
-        if kind != "ok" or j != i:
-            last = (str(payload).strip().splitlines() or ["no message"])[-1]
-            return _failed(c, now - t0, last, str(payload)), True
-        verdict, ev, fig, secs, err, summary = payload
-        r = Result(c, Outcome(Verdict(verdict), ev, fig, summary, ev.get("route")), secs, err)
-        changed = guard.changed()
-        why = (f"the check of {c.id} modified {changed} (a file of the claims' source tree)" if changed else
-               f"the check of {c.id} left {left} process(es) running (ended with its worker)" if left else None)
-        if why is not None:
-            r = Result(c, with_route(c, Outcome(Verdict.ERROR, {**ev, "error": why, "returned_verdict": verdict},
-                                                fig, summary=why)), secs, f"ContainmentError: {why}")
-        return r, bool(left)
-    if not w.proc.is_alive():
-        w.proc.join(timeout=5)
-        return _failed(c, now - t0, _exit_reason(w.proc)), True
-    limit = timeout if timeout is not None else c.timeout
-    if now - t0 > limit:
-        where = _stack_of(w.proc, w.stack_file, run)
-        _kill(w.proc)
-        why = f"the check timed out: it ran past its {limit:g} s limit"
-        r = Result(c, with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=why)),
-                   now - t0, f"TimeoutError: claim {c.id} ran past its {limit:g} s limit (exceeded {limit:g} s)"
-                   + (f"; it was stopped here:\n{where}" if where else ""))
-        return r, True
-    return None, False
+            r, ended = None, False
+            while r is None:
+                mp.connection.wait([w.results, w.proc.sentinel], timeout=0.25)
+                r, ended = check_worker(w, self._claims, self._timeout, self._guard, self._run)  # type: ignore[arg-type]
+        except BaseException:  # interrupted while the task runs: the worker goes with it
+            ended = True
+            raise
+        finally:
+            w.current = None
+            if ended:
+                w.end()
+                self._worker = None
+        return r
+
+    def close(self) -> None:
+        """End the worker (and its process group) and remove the temporary working directory."""
+        if self._worker is not None:
+            self._worker.end(polite=True)
+            self._worker = None
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    def __enter__(self) -> "TaskRunner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
-def _exit_reason(proc: Any) -> str:
-    code = proc.exitcode
-    if code is not None and code < 0:
-        name = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
-        return f"the worker was killed by signal {name} (exited with code {code}) before reporting"
-    return f"the worker exited with code {code} before reporting"
-
-
-def _failed(c: Claim, seconds: float, message: str, tb: str | None = None) -> Result:
-    out = Outcome(Verdict.ERROR, {"error": f"worker failed: {message}"}, summary=f"the check's worker failed: {message}")
-    return Result(c, with_route(c, out), seconds, tb or message)
-
-
-def _claim_files(claims: Iterable[Claim]) -> list[str]:
-    """The files that define the claims' checks (the claims' source tree)."""
-    files = set()
-    for c in claims:
-        mod = sys.modules.get(getattr(c.check, "__module__", None) or "")
-        f = getattr(mod, "__file__", None)
-        if f and os.path.isfile(f):
-            files.add(os.path.realpath(f))
-    return sorted(files)
-
-
-class _FileGuard:
-    """Hashes of files taken before the run; :meth:`changed` names the first that differs now."""
-
-    def __init__(self, files: list[str]) -> None:
-        self.hashes = {f: _digest(f) for f in files}
-
-    def changed(self) -> str | None:
-        for f, h in self.hashes.items():
-            now = _digest(f)
-            if now != h:
-                self.hashes[f] = now  # blame one claim per change
-                return f
-        return None
-
-
-def _digest(path: str) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
-    except OSError:
-        return None
-
-
-def guarded_load(load: Callable[[], list[Claim]], limit: float) -> str | None:
+def guarded_load(load: Callable[[], list[Claim]], limit: float, *, base_exceptions: bool = False) -> str | None:
     """Try ``load`` in a forked process first; the reason it failed there, or None when it returned.
 
     A claims file that calls ``os._exit``, kills its process or blocks at import would end
@@ -301,6 +344,11 @@ def guarded_load(load: Callable[[], list[Claim]], limit: float) -> str | None:
         caller's own load to report.
     limit : float
         Seconds the load may take.
+    base_exceptions : bool
+        Also report a ``BaseException`` that is not an ``Exception`` (``SystemExit``,
+        ``KeyboardInterrupt``, ``GeneratorExit``, a subclass of its own) raised by ``load``,
+        as "loading the claims raised SystemExit: 0": for a caller (pytest) whose own load
+        would not turn it into an error.
 
     Returns
     -------
@@ -316,84 +364,32 @@ def guarded_load(load: Callable[[], list[Claim]], limit: float) -> str | None:
         try:
             writer.send(("ok", len(load())))
         except BaseException as exc:  # the caller's own load reports ordinary errors
-            writer.send(("raised", f"{type(exc).__name__}: {exc}"))
+            text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            writer.send(("raised", text, not isinstance(exc, Exception)))
 
     proc = ctx.Process(target=body, daemon=False)
     proc.start()
     writer.close()
     try:
-        mp.connection.wait([reader, proc.sentinel], timeout=limit)
+        ready = mp.connection.wait([reader, proc.sentinel], timeout=limit)
+        if not ready:  # the limit came first: whatever the child does next is too late
+            return f"loading the claims ran past its {limit:g} s limit"
+        if proc.sentinel in ready and reader not in ready:
+            proc.join(timeout=1)  # it ended: a message sent just before may still be in the pipe
         if reader.poll():
             try:
-                reader.recv()
+                msg = reader.recv()
+                if base_exceptions and msg[0] == "raised" and msg[2]:
+                    return f"loading the claims raised {msg[1]}"
                 return None
             except (EOFError, OSError):
                 pass
         proc.join(timeout=1)  # it may still be on its way out
         if proc.is_alive():
             return f"loading the claims ran past its {limit:g} s limit"
-        return _exit_reason(proc).replace("the worker", "loading the claims").replace(" before reporting",
+        return exit_reason(proc).replace("the worker", "loading the claims").replace(" before reporting",
                                                                                      " before it finished")
     finally:
-        _kill(proc)
+        kill_group(proc)
         proc.join(timeout=5)
         reader.close()
-
-
-def _kill(proc: Any) -> None:
-    """Kill a worker and the processes it started (its process group)."""
-    try:
-        if os.getpgid(proc.pid) == proc.pid:
-            os.killpg(proc.pid, signal.SIGKILL)
-            return
-    except (OSError, AttributeError, TypeError):
-        pass
-    if proc.is_alive():
-        proc.kill()
-
-
-def _stack_file() -> str | None:
-    fd, path = tempfile.mkstemp(prefix="dpverify-stack-", suffix=".txt")
-    os.close(fd)
-    return path
-
-
-def _stack_of(proc: Any, stack_file: str | None, run: Run) -> str:
-    """Ask a running worker for its Python stack (SIGUSR1 -> faulthandler); "" if it does not answer."""
-    if stack_file is None or not proc.is_alive():
-        return ""
-    try:
-        os.kill(proc.pid, signal.SIGUSR1)
-        deadline = time.perf_counter() + 1.0
-        text = ""
-        while time.perf_counter() < deadline:
-            time.sleep(0.05)
-            with open(stack_file, encoding="utf-8", errors="replace") as f:
-                new = f.read()
-            if new and new == text:  # written and no longer growing
-                break
-            text = new
-        return _claim_frames(text, run).strip()
-    except OSError:
-        return ""
-
-
-def _claim_frames(stack: str, run: Run) -> str:
-    """Keep the frames of the check itself: a worker's stack continues, below ``run_claim``,
-    with the supervisor's and the parent's frames, which tell nothing."""
-    out, skipping = [], False
-    for line in stack.splitlines():
-        if not line.startswith(" "):  # "Current thread 0x... (most recent call first):"
-            skipping = False
-            out.append(line)
-        elif not skipping:
-            if run.__code__.co_filename in line and line.rstrip().endswith(f" in {run.__name__}"):
-                skipping = True
-            else:
-                out.append(line)
-    return "\n".join(out)
-
-
-def _remove(path: str | None) -> None:
-    if path and os.path.exists(path):
-        os.unlink(path)

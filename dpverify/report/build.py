@@ -170,8 +170,9 @@ def make_report(
         raise ValueError(f"no claim matches --only {only!r}" if only else "no claims to report")
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
+    # supervised: a check that ends its process, hangs or is killed is that claim's error, never a short report
     results = run_claims(selected, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress,
-                         isolate=timeout is not None)
+                         supervised=True)
     doc = results_document(results, command=command, started=started, total_seconds=time.perf_counter() - t0,
                            settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough})
     return write_report(out, doc, results, proofs_root=proofs_root, compare_with=compare_with)
@@ -343,7 +344,8 @@ def report_from_file(saved: str | Path, out_dir: str | Path, *, proofs_root: str
     (2, True)
     >>> unregister("zzfrom.sum")
     """
-    doc = load_report(check_path(saved, "saved"))
+    saved, _ = check_path(saved, "saved"), _check_out_dir(out_dir)  # both paths before the file is read
+    doc = load_report(saved)
     results = saved_results(doc)
     # a file saved before claims knew their room (room = the id's prefix, no namespace) reads as today's
     doc = {**doc, "claims": [{**e, "room": r.claim.room, "namespace": r.claim.namespace}

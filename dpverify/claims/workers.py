@@ -1,0 +1,214 @@
+"""The parts of a supervised run that watch a worker: its result, its limit, its process group, the files.
+
+:mod:`dpverify.claims.supervisor` forks the workers and hands them tasks; this module holds what
+the parent does with a worker that answered, died or overran (:func:`check_worker`), how a worker
+and the processes its checks started are ended (:func:`kill_group`), how the stack of a worker
+stopped at its limit is read (:func:`stack_of`, through ``faulthandler`` on ``SIGUSR1``), which
+processes a check left behind (:func:`leftover_children`), and the guard of the files that define
+the claims (:class:`FileGuard`).
+
+A worker, as :func:`check_worker` sees it, is any object with ``proc`` (a started
+:class:`multiprocessing.Process`), ``results`` (the connection its reports arrive on),
+``stack_file`` (the faulthandler file, or None) and ``current`` (the task index and the
+``time.perf_counter()`` at which it was handed over).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Iterable
+
+from dpverify.claims.execute import with_route
+from dpverify.claims.model import Claim, Outcome, Result, Verdict
+
+#: No Python API: the parent-side machinery of :mod:`dpverify.claims.supervisor`, which alone calls it.
+__all__: list[str] = []
+
+Run = Callable[..., Result]  # run(claim, thorough=...): one claim's check, in this process
+
+
+def check_worker(w: Any, claims: list[Claim], timeout: float | None, guard: "FileGuard",
+                 run: Run) -> tuple[Result | None, bool]:
+    """The result of the worker's current task if there is one yet, and whether the worker was ended.
+
+    ``claims[i]`` is the claim of task ``i``.  A report is a message ``(i, "ok", payload, left)``
+    (payload: verdict, evidence, figure data, seconds, traceback, summary; left: the processes
+    the check left running) or ``(i, "failed", traceback, left)``.  No report and a dead worker,
+    or no report past the limit (``timeout``, else the claim's declared ``timeout``), give an
+    ``error`` result naming the reason.
+    """
+    i, t0 = w.current
+    c = claims[i]
+    now = time.perf_counter()
+    if w.results.poll():
+        try:
+            j, kind, payload, left = w.results.recv()
+        except (EOFError, OSError):  # the worker died without reporting
+            w.proc.join(timeout=5)
+            return failed_result(c, now - t0, exit_reason(w.proc)), True
+        if kind != "ok" or j != i:
+            last = (str(payload).strip().splitlines() or ["no message"])[-1]
+            return failed_result(c, now - t0, last, str(payload)), True
+        verdict, ev, fig, secs, err, summary = payload
+        r = Result(c, Outcome(Verdict(verdict), ev, fig, summary, ev.get("route")), secs, err)
+        changed = guard.changed()
+        why = (f"the check of {c.id} modified {changed} (a file of the claims' source tree)" if changed else
+               f"the check of {c.id} left {left} process(es) running (ended with its worker)" if left else None)
+        if why is not None:
+            r = Result(c, with_route(c, Outcome(Verdict.ERROR, {**ev, "error": why, "returned_verdict": verdict},
+                                                fig, summary=why)), secs, f"ContainmentError: {why}")
+        return r, bool(left)
+    if not w.proc.is_alive():
+        w.proc.join(timeout=5)
+        return failed_result(c, now - t0, exit_reason(w.proc)), True
+    limit = timeout if timeout is not None else c.timeout
+    if now - t0 > limit:
+        where = stack_of(w.proc, w.stack_file, run)
+        kill_group(w.proc)
+        why = f"the check timed out: it ran past its {limit:g} s limit"
+        r = Result(c, with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=why)),
+                   now - t0, f"TimeoutError: claim {c.id} ran past its {limit:g} s limit (exceeded {limit:g} s)"
+                   + (f"; it was stopped here:\n{where}" if where else ""))
+        return r, True
+    return None, False
+
+
+def exit_reason(proc: Any) -> str:
+    """Why a worker ended without reporting: "the worker exited with code 0 before reporting", ..."""
+    code = proc.exitcode
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
+        return f"the worker was killed by signal {name} (exited with code {code}) before reporting"
+    return f"the worker exited with code {code} before reporting"
+
+
+def failed_result(c: Claim, seconds: float, message: str, tb: str | None = None) -> Result:
+    """The ``error`` result of a claim whose worker failed (``message`` says how)."""
+    out = Outcome(Verdict.ERROR, {"error": f"worker failed: {message}"}, summary=f"the check's worker failed: {message}")
+    return Result(c, with_route(c, out), seconds, tb or message)
+
+
+def leftover_children() -> int:
+    """How many processes this worker's check started are still running (zombies are reaped first)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        return 0
+    except OSError:
+        pass
+    me, n = str(os.getpid()), 0
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:  # no /proc: the children are still ended with the worker at the end of the run
+        return 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        if len(fields) > 1 and fields[1] == me and fields[0] != "Z":
+            n += 1
+    return n
+
+
+def claim_files(claims: Iterable[Claim]) -> list[str]:
+    """The files that define the claims' checks (the claims' source tree)."""
+    files = set()
+    for c in claims:
+        mod = sys.modules.get(getattr(c.check, "__module__", None) or "")
+        f = getattr(mod, "__file__", None)
+        if f and os.path.isfile(f):
+            files.add(os.path.realpath(f))
+    return sorted(files)
+
+
+class FileGuard:
+    """Hashes of files taken before the run; :meth:`changed` names the first that differs now."""
+
+    def __init__(self, files: list[str]) -> None:
+        files = [files] if isinstance(files, (str, os.PathLike)) else list(files)  # one path is one file
+        self.hashes = {os.fspath(f): _digest(os.fspath(f)) for f in files}
+
+    def changed(self) -> str | None:
+        for f, h in self.hashes.items():
+            now = _digest(f)
+            if now != h:
+                self.hashes[f] = now  # blame one claim per change
+                return f
+        return None
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def kill_group(proc: Any) -> None:
+    """Kill a worker and the processes it started (its process group)."""
+    try:
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return
+    except (OSError, AttributeError, TypeError):
+        pass
+    if proc.is_alive():
+        proc.kill()
+
+
+def stack_file() -> str | None:
+    """A new empty temporary file for a worker's faulthandler stack dump."""
+    fd, path = tempfile.mkstemp(prefix="dpverify-stack-", suffix=".txt")
+    os.close(fd)
+    return path
+
+
+def stack_of(proc: Any, stack_file: str | None, run: Run) -> str:
+    """Ask a running worker for its Python stack (SIGUSR1 -> faulthandler); "" if it does not answer."""
+    if stack_file is None or not proc.is_alive():
+        return ""
+    try:
+        os.kill(proc.pid, signal.SIGUSR1)
+        deadline = time.perf_counter() + 1.0
+        text = ""
+        while time.perf_counter() < deadline:
+            time.sleep(0.05)
+            with open(stack_file, encoding="utf-8", errors="replace") as f:
+                new = f.read()
+            if new and new == text:  # written and no longer growing
+                break
+            text = new
+        return _claim_frames(text, run).strip()
+    except OSError:
+        return ""
+
+
+def _claim_frames(stack: str, run: Run) -> str:
+    """Keep the frames of the check itself: a worker's stack continues, below ``run_claim``,
+    with the supervisor's and the parent's frames, which tell nothing."""
+    out, skipping = [], False
+    for line in stack.splitlines():
+        if not line.startswith(" "):  # "Current thread 0x... (most recent call first):"
+            skipping = False
+            out.append(line)
+        elif not skipping:
+            if run.__code__.co_filename in line and line.rstrip().endswith(f" in {run.__name__}"):
+                skipping = True
+            else:
+                out.append(line)
+    return "\n".join(out)
+
+
+def remove_file(path: str | None) -> None:
+    """Remove a file if it exists (a worker's stack file)."""
+    if path and os.path.exists(path):
+        os.unlink(path)
