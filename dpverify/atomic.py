@@ -88,9 +88,12 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False,
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path, got {type(path).__name__}")
-    p = Path(path)
-    if str(p) == "":
-        raise OutputError(f"{name} must be a file path, got ''")
+    text = os.fspath(path)  # before Path(): Path('') is '.', the current folder
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a path (str or os.PathLike of str), got {text!r}")
+    if not text.strip():
+        raise OutputError(f"{name} must be a non-empty file path, got {text!r}")
+    p = Path(text)
     force = check_flag(force, "force")
     for s in _input_paths(inputs):
         try:

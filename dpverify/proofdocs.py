@@ -30,6 +30,7 @@ from typing import Any, Callable, TypeVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpverify.plain_checks import check_path
 from dpverify.rooms import proof_name
 
 REQUIRED_SECTIONS = ("## Statement", "## Assumptions", "## Derivation", "## What the code relies on")
@@ -75,7 +76,7 @@ def check_sections(text: str, name: str = "<doc>") -> None:
 def labelled_lines(path: Path, label: str) -> list[str]:
     """The code lines of ``path`` carrying ``# proof: label``, comment removed, stripped."""
     lines = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    for raw in check_path(path, "path").read_text(encoding="utf-8").splitlines():
         m = LABEL_RE.search(raw)
         if m and m.group(1) == label:
             lines.append(raw[: m.start()].strip())
@@ -88,7 +89,7 @@ def _norm(code: str) -> list[str]:
 
 def check_quote(block: Block, root: Path | None = None) -> None:
     """Raise ``AssertionError`` if a quote block differs from the labelled code."""
-    root = root or repo_root()
+    root = repo_root() if root is None else check_path(root, "root")  # '' is no root, not the current folder
     path_s, sep, label = block.arg.rpartition(":")
     assert sep and path_s and label, f"quote block at line {block.line} needs 'path:label', got {block.arg!r}"
     path = root / path_s
@@ -104,7 +105,10 @@ def check_quote(block: Block, root: Path | None = None) -> None:
 
 def run_document(path: Path, root: Path | None = None) -> dict:
     """Check sections, execute python blocks in order, verify quotes; return the namespace."""
-    text = Path(path).read_text(encoding="utf-8")
+    path = check_path(path, "path")
+    if root is not None:
+        check_path(root, "root")
+    text = path.read_text(encoding="utf-8")
     check_sections(text, str(path))
     ns: dict = {"__name__": f"proof:{Path(path).stem}"}
     for b in parse_blocks(text):
@@ -123,7 +127,7 @@ def all_documents(root: Path | None = None) -> list[Path]:
     :func:`dpverify.rooms.proof_rooms` (installed rooms included).
     """
     if root is not None:
-        folders = sorted(Path(root).glob("dpverify/*/proofs"))
+        folders = sorted(check_path(root, "root").glob("dpverify/*/proofs"))
     else:
         from dpverify.rooms import proof_rooms
 
@@ -133,7 +137,7 @@ def all_documents(root: Path | None = None) -> list[Path]:
 
 def document_name(path: Path) -> str:
     """The name ``"<room>/<file>.md"`` of a proof document found at ``<room folder>/proofs/<file>.md``."""
-    path = Path(path)
+    path = check_path(path, "path")
     return f"{path.parent.parent.name}/{path.name}"
 
 
@@ -180,7 +184,7 @@ def proven_references(root: Path | None = None) -> list[tuple[str, str, str]]:
     """
     import ast
 
-    root = root or repo_root()
+    root = repo_root() if root is None else check_path(root, "root")
     out = []
     for path in sorted((root / "dpverify").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
@@ -199,7 +203,7 @@ def proven_references(root: Path | None = None) -> list[tuple[str, str, str]]:
 
 def labelled_lines_all(root: Path | None = None) -> list[tuple[str, str]]:
     """Every ``# proof: label`` in the package source: ``(file, label)``."""
-    root = root or repo_root()
+    root = repo_root() if root is None else check_path(root, "root")
     out = set()
     for path in sorted((root / "dpverify").rglob("*.py")):
         for raw in path.read_text(encoding="utf-8").splitlines():

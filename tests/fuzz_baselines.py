@@ -651,6 +651,12 @@ OVERRIDES = {
     "dpverify.claims.sources.authoring_error": {"exc": Lazy(lambda: ValueError("x"))},
     "dpverify.claims.sources.load_sources": {"specs": []},
     "dpverify.claims.store.registered_since": {"before": {}},
+    "dpverify.claims.declared.Declared": {"id": "zz.a", "line": 3, "expected": "holds"},
+    "dpverify.claims.declared.declared_in_file": {"path": Lazy(lambda: Path(__import__("dpverify").__file__).parent
+                                                           / "rr" / "claims" / "binary.py")},
+    "dpverify.toolkit.shapes.check_shape": {"A": [[1, 1]], "name": "A_ub", "m": 1, "n": 2, "b_name": "b_ub"},
+    "dpverify.toolkit.shapes.vector_length": {"v": [1, 2], "name": "b_ub"},
+    "dpverify.budget.draws_in_memory": {"bytes_per_draw": 8},
     "dpverify.claims.store.installed_room": {"name": "zzroom", "namespaces": ["zzroom"]},
     "dpverify.claims.sources.module_of_file": {"path": Lazy(lambda: Path(__import__("dpverify").__file__).parent
                                                        / "rr" / "claims" / "binary.py")},

@@ -92,3 +92,24 @@ def test_cases_unchanged():
     reprs = [repr(c.make()) for c in CASES]
     assert reprs[:3] == ["Laplace(epsilon=0.1)", "TruncatedGeometric(epsilon=0.1)", "NoisyHist1(epsilon=0.1)"]
     assert "Rappor(epsilon=0.400083)" in reprs and "OneTimeRappor(epsilon=0.800668)" in reprs
+
+
+@pytest.mark.parametrize("make, param", [
+    (lambda v: SVT1(0.1, c=v), "c"), (lambda v: NumericalSVT(0.1, c=v), "c"), (lambda v: SVT34Parallel(0.1, c=v), "c"),
+    (lambda v: LaplaceParallel(k=v), "k"), (lambda v: PrefixSum(0.1, k=v), "k"), (lambda v: Rappor(hashes=v), "hashes"),
+    (lambda v: OneTimeRappor(size=v), "size"), (lambda v: TruncatedGeometric(0.1, v), "n"),
+    (lambda v: ExponentialMedian(1.0, records=v), "records"), (lambda v: ExponentialMedian(1.0, top=v), "top"),
+])
+@pytest.mark.parametrize("bad", ["x", 1.5, complex(1), b"1", None, True])
+def test_integer_parameters_are_named_as_themselves(make, param, bad):
+    """issue 32 item 6: every integer parameter was reported as 'n must be an integer' and str/complex
+    data went to float(); each message now names its own parameter."""
+    with pytest.raises((TypeError, ValueError), match=rf"^{param}\b"):
+        make(bad)
+
+
+@pytest.mark.parametrize("bad", ["x", complex(1), b"1", [1, "a"], None])
+def test_suite_data_are_named(bad):
+    for case in CASES:
+        with pytest.raises((TypeError, ValueError), match=r"\bdata\b"):
+            case.make().sample(bad, np.random.default_rng(0), 3)

@@ -118,3 +118,43 @@ def test_certificates_are_for_the_program_given():
         qp_optimum([[2, 0], [0, 2]], [0, 0], A_eq=[[1, 2]], b_eq=[])
     assert str(qp_optimum([[2, 0], [0, 2]], [0, 0], A_eq=[[1, 2]], b_eq=[1]).value) == "1/5"
     assert qp_optimum([[2, 0], [0, 2]], [0, 0], A_eq=[], b_eq=[]).value == 0
+
+
+def test_lp_optimum_keeps_rows_without_a_right_hand_side():
+    """issue 32: lp_optimum with b_ub=[] dropped the rows of A_ub (it passed {} to the certificate)."""
+    from dpverify.toolkit.lp import lp_optimum
+
+    with pytest.raises(ValueError, match=r"A_ub has shape \(1, 1\), expected \(0, 1\)"):
+        lp_optimum([1], A_ub=[[1]], b_ub=[], maximize=False)
+    with pytest.raises(ValueError, match=r"A_eq has shape \(0, 3\), expected \(0, 2\)"):
+        exact_lp_certificate([1, 2], [[1, 1]], [1], np.zeros((0, 3)), [], [0, 1], [2], [])
+    assert lp_optimum([1], A_ub=[], b_ub=[]).value == 0  # [] with [] is "no constraint"
+    assert lp_optimum([1], A_ub=np.zeros((0, 1)), b_ub=[]).value == 0
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda: __import__("dpverify.toolkit.lp", fromlist=["x"]).lp_optimum([1] * 10**6, A_ub=[[1, 1]], b_ub=[1]),
+     "A_ub has shape"),
+    (lambda: __import__("dpverify.toolkit.qp", fromlist=["x"]).qp_optimum([[2, 0], [0, 2]], [0, 0], A_eq=[[1, 2]],
+                                                                          b_eq=[1] * 10**6), "A_eq has shape"),
+    (lambda: __import__("dpverify.toolkit.qp", fromlist=["x"]).qp_optimum([[2, 0]] * 10**6, [0, 0]), "Q has shape"),
+])
+def test_long_lp_qp_data_are_refused_by_shape_before_conversion(call, word):
+    """The fuzz's 10^6-entry vectors timed out (> 10 s converting every entry to a Fraction before the
+    shape check): the shapes are now checked first."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=word):
+        call()
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_qp_optimum_falls_back_when_clarabel_fails():
+    """A singular Q on which Clarabel fails (SolverError escaped qp_optimum): solved by OSQP and certified
+    exactly.  min ½(x0 + 2x1)² + ½x2² + 4x0 − 9x1 + 2x3, x3 >= 1, x1 − x3 <= 1: −8 at (0, 2, 0, 1)."""
+    from dpverify.toolkit.qp import qp_optimum
+
+    opt = qp_optimum([[1, 2, 0, 0], [2, 4, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]], [4, -9, 0, 2],
+                     A_ub=[[0, 0, 0, -1], [0, 1, 0, -1]], b_ub=[-1, 1])
+    assert opt.exact and opt.value == -8 and opt.x == (0, 2, 0, 1)

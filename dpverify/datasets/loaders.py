@@ -32,7 +32,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from dpverify.validation import check_budget
+from dpverify.validation import check_budget, check_path
 
 __all__ = [
     "ADULT_BOUNDS",
@@ -119,9 +119,7 @@ def _read_text(path: Path, expected_sha: str | None) -> str:
 
 
 def _user_path(path, name: str) -> Path:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
-    p = Path(path)
+    p = check_path(path, name)  # '' is refused, not read as the current folder
     if not p.is_file():
         raise ValueError(f"{name} {str(p)!r} is not a file")
     check_budget(60.0 * p.stat().st_size, f"{name} {str(p)!r} ({p.stat().st_size} bytes; parsing needs ~60× that)")

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dpverify.toolkit.shapes import check_shape, vector_length
 from dpverify.validation import check_bool, check_elements, check_finite_array, check_positive_int
 
 __all__ = ["LPOptimum", "SOLVER_RANGE", "check_solver_range", "exact_lp_certificate", "lp_optimum", "lp_residuals", "rationals",
@@ -77,7 +78,7 @@ def _float_matrix(A: Any, name: str, m: int, n: int, b_name: str):
         if A is None or isinstance(A, (str, bytes, dict)):
             raise TypeError(f"{name} must be a matrix, got {A!r}")
         M = check_finite_array(A, name)
-        if M.size == 0 and m == 0:
+        if m == 0 and M.shape in ((0,), (0, n)):  # no row, as no right-hand side
             M = M.reshape(0, n)
         if M.ndim != 2:
             raise ValueError(f"{name} must be a 2-d matrix, got shape {M.shape}")
@@ -244,16 +245,17 @@ def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, 
     >>> exact_lp_certificate([1, 2], [[1, 1]], [1], {}, [], [0, 1], [F(3, 2)], [])["dual_feasible"]
     False
     """
-    cq = rationals(c, "c")
-    n = len(cq)
-    bu, be = rationals(b_ub, "b_ub"), rationals(b_eq, "b_eq")
-    xu, yu, ye = rationals(x, "x"), rationals(y_ub, "y_ub"), rationals(y_eq, "y_eq")
-    for name, got, want, what in (("x", xu, n, "c"), ("y_ub", yu, len(bu), "b_ub"), ("y_eq", ye, len(be), "b_eq")):
-        if len(got) != want:
+    n, mu, me = vector_length(c, "c"), vector_length(b_ub, "b_ub"), vector_length(b_eq, "b_eq")
+    for name, v, want, what in (("x", x, n, "c"), ("y_ub", y_ub, mu, "b_ub"), ("y_eq", y_eq, me, "b_eq")):
+        if (got := vector_length(v, name)) != want:
             raise ValueError(f"dimensions do not match: {name} must have one entry per entry of {what} ({want}), "
-                             f"got {len(got)}")
-    Au = _exact_matrix(A_ub, "A_ub", len(bu), n, "b_ub")
-    Ae = _exact_matrix(A_eq, "A_eq", len(be), n, "b_eq")
+                             f"got {got}")
+    check_shape(A_ub, "A_ub", mu, n, "b_ub")  # every size before any entry is converted
+    check_shape(A_eq, "A_eq", me, n, "b_eq")
+    cq, bu, be = rationals(c, "c"), rationals(b_ub, "b_ub"), rationals(b_eq, "b_eq")
+    xu, yu, ye = rationals(x, "x"), rationals(y_ub, "y_ub"), rationals(y_eq, "y_eq")
+    Au = _exact_matrix(A_ub, "A_ub", mu, n, "b_ub")
+    Ae = _exact_matrix(A_eq, "A_eq", me, n, "b_eq")
     lhs_u, lhs_e = [Fraction(0)] * len(bu), [Fraction(0)] * len(be)
     r = [-v for v in cq]  # reduced costs Aᵀy − c
     for i, j, v in Au:
@@ -273,25 +275,8 @@ def exact_lp_certificate(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> dict[str, 
 def _exact_matrix(A: Any, name: str, m: int, n: int, b_name: str) -> list[tuple[int, int, Fraction]]:
     """The non-zero entries of a constraint matrix with ``m`` rows (one per entry of ``b_name``) and
     ``n`` columns (one per entry of c): a row without a right-hand side is refused, not dropped."""
-    if not isinstance(A, dict) and not hasattr(A, "tocoo"):
-        if A is None or isinstance(A, (str, bytes)):
-            raise TypeError(f"{name} must be a matrix, got {A!r}")
-        M = _object_array(A, name)
-        if M.size == 0 and m == 0:
-            return []
-        if M.ndim != 2 or tuple(M.shape) != (m, n):
-            raise ValueError(f"{name} has shape {M.shape}, expected {(m, n)}: one row per entry of {b_name} "
-                             f"({m}), one column per entry of c ({n})")
-    elif hasattr(A, "tocoo") and tuple(A.shape) != (m, n):
-        raise ValueError(f"{name} has shape {tuple(A.shape)}, expected {(m, n)}: one row per entry of {b_name} "
-                         f"({m}), one column per entry of c ({n})")
-    entries, shape = matrix_entries(A, name)
-    if shape[0] > m or shape[1] > n:
-        i, j = max(((i, j) for i, j, _ in entries), key=lambda t: (t[0] >= m, t[1] >= n), default=(shape[0] - 1,
-                                                                                                shape[1] - 1))
-        raise ValueError(f"{name} has an entry at (row {i}, column {j}), outside {(m, n)}: one row per entry of "
-                         f"{b_name} ({m}), one column per entry of c ({n})")
-    return entries
+    check_shape(A, name, m, n, b_name)
+    return matrix_entries(A, name)[0] if m else []
 
 
 @dataclass(frozen=True)
@@ -325,9 +310,10 @@ class LPOptimum:
 def _dense_float(A, m: int, n: int, name: str, b_name: str):
     import scipy.sparse as sps
 
-    if m == 0:
+    if m == 0 and A is None:
         return sps.csr_matrix((0, n))
-    entries = _exact_matrix(A, name, m, n, b_name)  # its shape is checked before its entries are converted
+    entries = _exact_matrix(A, name, m, n, b_name)  # its shape is checked (also with no right-hand side: no row
+    # is dropped) before its entries are converted
     check_solver_range([v for _, _, v in entries], name)
     rows, cols, vals = zip(*((i, j, float(v)) for i, j, v in entries)) if entries else ((), (), ())
     return sps.csr_matrix((vals, (rows, cols)), shape=(m, n))
@@ -359,15 +345,17 @@ def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool 
 
     maximize = check_bool(maximize, "maximize")
     max_denominator = check_positive_int(max_denominator, "max_denominator")
-    cq = rationals(c, "c")
-    if not cq:
-        raise ValueError("c must have at least one entry")
-    cmax = cq if maximize else [-v for v in cq]
-    n = len(cmax)
-    bu = rationals(b_ub, "b_ub") if b_ub is not None else []
-    be = rationals(b_eq, "b_eq") if b_eq is not None else []
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
+    if (n := vector_length(c, "c")) == 0:
+        raise ValueError("c must have at least one entry")
+    for A, name, b, b_name in ((A_ub, "A_ub", b_ub, "b_ub"), (A_eq, "A_eq", b_eq, "b_eq")):
+        if A is not None:  # every size before any entry is converted
+            check_shape(A, name, vector_length(b, b_name), n, b_name)
+    cq = rationals(c, "c")
+    cmax = cq if maximize else [-v for v in cq]
+    bu = rationals(b_ub, "b_ub") if b_ub is not None else []
+    be = rationals(b_eq, "b_eq") if b_eq is not None else []
     for vec, name in ((cq, "c"), (bu, "b_ub"), (be, "b_eq")):
         check_solver_range(vec, name)
     Au, Ae = _dense_float(A_ub, len(bu), n, "A_ub", "b_ub"), _dense_float(A_eq, len(be), n, "A_eq", "b_eq")
@@ -386,7 +374,7 @@ def lp_optimum(c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, maximize: bool 
         return [Fraction(float(t)).limit_denominator(max_denominator) for t in v]
 
     xq, yuq, yeq = q(x), q(y_ub), q(y_eq)
-    cert = exact_lp_certificate(cmax, A_ub if len(bu) else {}, bu, A_eq if len(be) else {}, be, xq, yuq, yeq)
+    cert = exact_lp_certificate(cmax, {} if A_ub is None else A_ub, bu, {} if A_eq is None else A_eq, be, xq, yuq, yeq)
     if all(cert.values()):
         val = sum(a * b for a, b in zip(cq, xq))
         return LPOptimum(val, tuple(xq), tuple(yuq), tuple(yeq), True, (0.0, 0.0, 0.0, 0.0))

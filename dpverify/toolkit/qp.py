@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpverify.toolkit.lp import check_solver_range, matrix_entries, rationals
+from dpverify.toolkit.shapes import check_shape, vector_length
 from dpverify.validation import check_budget, check_positive_int
 
 __all__ = ["QPOptimum", "qp_optimum"]
@@ -44,12 +45,11 @@ class QPOptimum:
 
 def _dense(A, m: int, n: int, name: str, b_name: str = "c") -> list[list[Fraction]]:
     M = [[Fraction(0)] * n for _ in range(m)]
-    if m == 0 and (A is None or (len(A) == 0 if isinstance(A, (dict, list, tuple)) else getattr(A, "size", 1) == 0)):
-        return M  # no constraint of this kind; a non-empty A with no right-hand side is refused below
-    entries, shape = matrix_entries(A, name)
-    if (isinstance(A, dict) and (shape[0] > m or shape[1] > n)) or (not isinstance(A, dict) and tuple(shape) != (m, n)):
-        raise ValueError(f"{name} has shape {tuple(shape)}, expected {(m, n)}: one row per entry of {b_name} "
-                         f"({m}), one column per entry of c ({n})")
+    if A is not None:
+        check_shape(A, name, m, n, b_name)  # a row without a right-hand side is refused, not dropped
+    if m == 0:
+        return M  # no constraint of this kind
+    entries, _ = matrix_entries(A, name)
     check_solver_range([v for _, _, v in entries], name)
     for i, j, v in entries:
         M[i][j] = v
@@ -85,12 +85,14 @@ def qp_optimum(Q, c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, max_denomina
     import cvxpy as cp
 
     max_denominator = check_positive_int(max_denominator, "max_denominator")
-    cq = rationals(c, "c")
-    n = len(cq)
-    if n == 0:
-        raise ValueError("c must have at least one entry")
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
+    if (n := vector_length(c, "c")) == 0:
+        raise ValueError("c must have at least one entry")
+    for A, name, m, b_name in ((Q, "Q", n, "c"), (A_ub, "A_ub", b_ub, "b_ub"), (A_eq, "A_eq", b_eq, "b_eq")):
+        if A is not None:  # every size before any entry is converted
+            check_shape(A, name, m if name == "Q" else vector_length(m, b_name), n, b_name)
+    cq = rationals(c, "c")
     bu = rationals(b_ub, "b_ub") if b_ub is not None else []
     be = rationals(b_eq, "b_eq") if b_eq is not None else []
     for vec, name in ((cq, "c"), (bu, "b_ub"), (be, "b_eq")):
@@ -111,7 +113,14 @@ def qp_optimum(Q, c, *, A_ub=None, b_ub=None, A_eq=None, b_eq=None, max_denomina
         cons.append(f(Ae) @ xv == np.array([float(v) for v in be]))
     Qf = f(Qq)
     prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(xv, cp.psd_wrap(Qf)) + np.array([float(v) for v in cq]) @ xv), cons)
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    try:
+        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    except cp.error.SolverError:  # Clarabel can fail on a singular Q; OSQP (a cvxpy dependency) is the fallback
+        try:
+            prob.solve(solver=cp.OSQP, eps_abs=1e-10, eps_rel=1e-10, max_iter=100_000)
+        except cp.error.SolverError as exc:
+            raise ValueError(f"the QP solvers failed on Q, c and the constraints A_ub x <= b_ub, A_eq x = b_eq, "
+                             f"x >= 0: {exc}") from None
     if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
         raise ValueError(f"the QP has no optimum: {prob.status} (on Q, c and the constraints A_ub x <= b_ub, "
                          "A_eq x = b_eq, x >= 0)")
