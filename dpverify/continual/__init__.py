@@ -11,6 +11,7 @@ from dpverify.continual.methods import method_names
 from dpverify.continual import naive as _naive  # noqa: E402,F401
 from dpverify.continual.fenwick import fenwick_recombination, fenwick_strategy, lowbit  # noqa: E402
 from dpverify.continual.fda import fda_weights  # noqa: E402
+from dpverify.continual import fda_paper as _fda_paper  # noqa: E402,F401
 from dpverify.continual import kary as _kary  # noqa: E402,F401
 from dpverify.continual import baselines as _baselines  # noqa: E402,F401
 from dpverify.continual import elders_stream as _elders  # noqa: E402,F401

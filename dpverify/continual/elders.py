@@ -60,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpverify.validation import as_generator, check_counts, check_positive_int, check_size
-from dpverify.continual.checks import check_eps, check_noise
+from dpverify.continual.checks import check_eps, check_noise, check_noise_scale
 from dpverify.continual.elders_tree import (  # noqa: F401  (the tree's public names, also importable from here)
     check_elders_branching,
     elders_best_branching,
@@ -84,6 +84,8 @@ __all__ = [
     "elders_expected_mse",
     "elders_strategy",
     "elders_release",
+    "elders_noise_sums",
+    "elders_scale_check",
 ]
 
 
@@ -132,28 +134,50 @@ def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None,
     return out
 
 
-def _noise_on_levels(n: int, k: int, nn: NodeNoise, factors=None) -> np.ndarray:
-    """G_0(t) = Σ_j Z_j(u_j) - Z_j(k u_{j+1}) for t = 1..n, Z_j(x) = Σ_{i<=x} z_{j,i} (top level first)."""
+def elders_noise_sums(n: int, k: int, nn: NodeNoise, factors=None, t_first: int = 1, t_last: int | None = None):
+    """The noise of releases t_first..t_last (default 1..n): G_0(t) = Σ_j Z_j(u_j) - Z_j(k u_{j+1}), top level first.
+
+    Z_j(x) = Σ_{i<=x} z_{j,i}; only differences of Z_j enter, so each level reads just the nodes
+    between its smallest and largest index used by the times asked for.
+
+    Example
+    -------
+    >>> nn = NodeNoise(key=(1, 2), scale=2.0, noise="discrete")
+    >>> bool((elders_noise_sums(9, 3, nn)[4:7] == elders_noise_sums(9, 3, nn, None, 5, 7)).all())
+    True
+    """
     lo, _ = elders_digit_range(k)
     L = elders_levels(n, k)
-    firsts = [1]
+    t_last = n if t_last is None else t_last
+    firsts, lasts = [t_first], [t_last]
     for _ in range(L):
         firsts.append((firsts[-1] - lo) // k)
-    lasts = [n]
-    for _ in range(L):
         lasts.append((lasts[-1] - lo) // k)
     dtype = np.int64 if nn.noise == "discrete" else np.float64
     G_up = np.zeros(1, dtype=dtype)  # G_L on u_L in [0, 0]
     for j in range(L - 1, -1, -1):
         u = np.arange(firsts[j], lasts[j] + 1, dtype=np.int64)
         q = (u - lo) // k
+        base = int(min(u[0], k * q[0]))  # Z_j relative to Z_j(base): nodes base+1 .. top
         top = int(max(u[-1], k * q[-1]))
-        Z = np.zeros(top + 1, dtype=dtype)
-        if top:
-            f = None if factors is None else factors[j][1 : top + 1]
-            np.cumsum(nn.nodes(j, 1, top, f), out=Z[1:])  # proof: elders-release
-        G_up = Z[u] - Z[k * q] + G_up[q - firsts[j + 1]]  # proof: elders-release
+        Z = np.zeros(top - base + 1, dtype=dtype)
+        if top > base:
+            f = None if factors is None else factors[j][base + 1 : top + 1]
+            np.cumsum(nn.nodes(j, base + 1, top - base, f), out=Z[1:])  # proof: elders-release
+        G_up = Z[u - base] - Z[k * q - base] + G_up[q - firsts[j + 1]]  # proof: elders-release
     return G_up
+
+
+def elders_scale_check(epsilon: float, levels: int, factors, noise: str) -> None:
+    """Refuse the node scale L/ε (or max factor/ε) as :func:`~dpverify.continual.checks.check_noise_scale` does for fda.
+
+    Example
+    -------
+    >>> elders_scale_check(1.0, 5, None, "discrete") is None
+    True
+    """
+    top = levels if factors is None else max((float(np.max(f)) for f in factors if np.size(f)), default=1.0)
+    check_noise_scale(epsilon, 1.0 / top if top > 0 else 1.0, noise)
 
 
 def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, branching: int | None = None,
@@ -176,7 +200,8 @@ def elders_release(counts, epsilon: float, rng=None, noise: str = "laplace", *, 
     factors = None
     if check_weights(weights, a.size) != "uniform":
         factors, L = elders_node_factors(a.size, k, weights)[1], 1
+    elders_scale_check(eps, L, factors, noise)
     nn = NodeNoise.from_rng(as_generator(rng), scale=L / eps, noise=noise)  # proof: elders-scale
-    z = _noise_on_levels(a.size, k, nn, factors)
+    z = elders_noise_sums(a.size, k, nn, factors)
     s = np.cumsum(a)
     return s + z if noise == "discrete" else s.astype(float) + z

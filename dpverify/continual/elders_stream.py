@@ -33,7 +33,9 @@ from dpverify.continual.elders import (
     elders_digit_range,
     elders_expected_mse,
     elders_levels,
+    elders_noise_sums,
     elders_release,
+    elders_scale_check,
     elders_strategy,
 )
 from dpverify.continual.streams import BoundedStream
@@ -65,6 +67,7 @@ class EldersStream(BoundedStream):
         if check_weights(weights, self.n) != "uniform":
             self._factors = elders_node_factors(self.n, self.k, weights)[1]
         L = 1 if self._factors is not None else self.levels
+        elders_scale_check(self.epsilon, L, self._factors, noise)
         self._nn = NodeNoise.from_rng(self._rng, scale=L / self.epsilon, noise=noise)
         L = self.levels
         self._d = [0] * L  # digits of t
@@ -116,6 +119,41 @@ class EldersStream(BoundedStream):
             self._carry()
         out = self._s + (contrib[0] + self._high)  # proof: elders-stream
         return out if self.noise == "discrete" else float(out)
+
+    def push_many(self, counts) -> np.ndarray:
+        """Add a chunk of counts and return their noisy running totals, vectorised.
+
+        The node noise is addressed by (level, index), so the releases are those of pushing the
+        counts one by one (equal integers under discrete noise; equal up to float rounding under
+        Laplace noise) and of :func:`elders_release` with the same ``rng``.
+
+        Example
+        -------
+        >>> a, b = EldersStream(9, 1.0, rng=4, noise="discrete"), EldersStream(9, 1.0, rng=4, noise="discrete")
+        >>> a.push_many([1, 0, 2, 1]).tolist() + [a.push(3)] == [b.push(x) for x in (1, 0, 2, 1, 3)]
+        True
+        """
+        a = self.admit_many(counts)
+        if a.size == 0:
+            return self.empty()
+        t0 = self.t
+        z = elders_noise_sums(self.n, self.k, self._nn, self._factors, t0 + 1, t0 + a.size)
+        s = self._s + np.cumsum(a)
+        self._s, self.t = int(s[-1]), t0 + a.size
+        self._resync()
+        return s + z if self.noise == "discrete" else s.astype(float) + z
+
+    def _resync(self):
+        """Digits, centres and contributions of time t (after a chunk)."""
+        u, k, lo = self.t, self.k, self._lo
+        for j in range(self.levels):
+            q = (u - lo) // k
+            d = u - k * q
+            self._d[j], self._c[j] = d, q
+            self._tab[j] = self._table(j, q) if d else None
+            self._contrib[j] = self._tab[j][d - lo] if d else 0
+            u = q
+        self._high = sum(self._contrib[1:])
 
     def _carry(self):
         d, c, tab, contrib, lo, hi = self._d, self._c, self._tab, self._contrib, self._lo, self._hi

@@ -33,6 +33,7 @@ from dpverify.continual.fda_optimal import (  # noqa: F401  (public names, also 
 from dpverify.continual.fenwick import node_variances, weighted_strategy
 from dpverify.continual.fenwick_tree import fenwick_recombination, fenwick_strategy
 from dpverify.continual.forest import ForestStream, complete_blocks, forest_descent_sums
+from dpverify.continual.fda_runs import FdaRunWeights
 from dpverify.continual.methods import ContinualMethod, register_method
 
 __all__ = [
@@ -136,10 +137,12 @@ def _fda_release(a, epsilon, rng, noise):
 
 
 def _fda_stream(n, epsilon, rng, noise):
-    if n <= _PRECOMPUTE:  # all λ in O(n) once (at most 8 MB); beyond, O(log n) per node as needed
+    if n <= _PRECOMPUTE:  # all λ in O(n) once (at most 8 MB)
         lam = fda_forest_weights(n)
         return ForestStream(n, epsilon, complete_blocks(n), lambda t: lam[t - 1], rng=rng, noise=noise)
-    return ForestStream(n, epsilon, complete_blocks(n), lambda t: fda_forest_weights_at(t, n), rng=rng, noise=noise)
+    # beyond: each run of nodes from per-level share tables, O(1) a node, the same floats as
+    # fda_forest_weights_at (bit for bit, see dpverify.continual.fda_runs)
+    return ForestStream(n, epsilon, complete_blocks(n), FdaRunWeights(n), rng=rng, noise=noise)
 
 
 _PRECOMPUTE = 1 << 20

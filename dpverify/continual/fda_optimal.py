@@ -269,6 +269,9 @@ def fda_forest_optimum(n: int) -> float:
 def fda_forest_weights_at(t, n: int) -> np.ndarray:
     """λ_t of :func:`fda_forest_weights` for chosen 1-based positions t, O(log n) each (walk up the block).
 
+    The reference for the release beyond 2^20, which takes the same floats, bit for bit, from
+    per-level share tables (:class:`dpverify.continual.fda_runs.FdaRunWeights`, O(1) a node).
+
     Example
     -------
     >>> bool(np.allclose(fda_forest_weights_at([1, 8, 10], 10), fda_forest_weights(10)[[0, 7, 9]], rtol=1e-14))

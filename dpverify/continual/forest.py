@@ -137,6 +137,9 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
     return out
 
 
+_PIECE = 1 << 16  # push_many works on at most this many counts at a time (its temporaries stay in cache)
+
+
 class ForestStream(BoundedStream):
     """Online (and chunked) release of a weighted block forest: at most n counts.
 
@@ -255,7 +258,7 @@ class ForestStream(BoundedStream):
         while pos < a.size:
             o, size = self._blocks[self._block]
             lo = self.t + 1 - o  # local index of the first count
-            m = min(a.size - pos, size - lo + 1)
+            m = min(a.size - pos, size - lo + 1, _PIECE)  # pieces that stay in cache; same values
             parts.append(self._segment(a[pos : pos + m], o, size, lo))
             pos += m
         if not parts:

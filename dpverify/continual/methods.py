@@ -1,6 +1,7 @@
 """The registry of continual-release methods behind the room's public API.
 
 Each method module (``fenwick.py``/``fda.py`` for naive, fenwick and fda;
+``fda_paper.py`` for fda-paper, the paper's Alg. 5 as printed at any n;
 ``baselines.py``, ``kary.py`` for the others) registers a
 :class:`ContinualMethod`; :mod:`dpverify.continual.api` validates input and
 dispatches.  A method supplies what it can:

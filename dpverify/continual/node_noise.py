@@ -12,16 +12,17 @@ single node or a short run of nodes again at any later time (streaming
 release, O(1) state per level).
 
 Each word w gives U = (floor(w / 2^11) + 1) / 2^53 in (0, 1] (53 random bits,
-as numpy's doubles) and E = -log U, a standard exponential.  From the two
-exponentials of a node:
+as numpy's doubles) and E = -log U, a standard exponential.
 
-- ``"laplace"``: b (E1 - E2), the Laplace(b) law (a difference of two
-  independent Exp(1/b) variables);
-- ``"discrete"``: floor(b E1) - floor(b E2), the two-sided geometric law
-  P(K = m) ∝ exp(-|m| / b), by the transform of the library's exact sampler
-  :func:`dpverify.primitives.sampling.discrete_laplace`
-  (``dpverify/primitives/proofs/discrete_laplace_sampler.md``), fed with
-  counter-addressed exponentials instead of sequential ones.
+- ``"laplace"``: node i reads words 2i, 2i+1; b (E1 - E2) is the Laplace(b) law
+  (a difference of two independent Exp(1/b) variables);
+- ``"discrete"``: node i reads words Bi .. Bi+B-1 (B = 1 when the scale is
+  below 256 and no factors are given, else 8) as the start of its own word
+  stream (continued, in the rare case it needs more, by the Philox counter
+  (c, level, i, 1), c = 0, 1, ...) and applies the library's exact sampler
+  :func:`dpverify.primitives.sampling.discrete_laplace_words`: the two-sided
+  geometric law P(K = m) ∝ exp(-|m| / b) exactly, at every scale
+  (``dpverify/primitives/proofs/discrete_laplace_sampler.md``).
 
 Example
 -------
@@ -39,12 +40,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpverify.primitives.sampling import discrete_laplace_words
 from dpverify.validation import as_generator, check_nonneg_int, check_positive_int, check_real
 
 __all__ = ["NodeNoise"]
 
 _NOISES = ("laplace", "discrete")
 _TWO53 = 2.0**-53
+_WORDS = 8  # words of a node's own stream read in one vectorised call (discrete noise; 1 below scale 256)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,34 @@ class NodeNoise:
         k = g.integers(0, 2**64, size=2, dtype=np.uint64)
         return cls(key=(int(k[0]), int(k[1])), scale=float(scale), noise=noise)
 
+    def words(self, level: int, start: int, count: int, per: int = 2) -> np.ndarray:
+        """The ``(count, per)`` uint64 words of nodes ``start .. start+count-1``: node i owns words per·i .. per·i+per-1.
+
+        Example
+        -------
+        >>> NodeNoise(key=(1, 2), scale=1.0).words(0, 3, 2, per=8).shape
+        (2, 8)
+        """
+        level = check_nonneg_int(level, "level")
+        start = check_positive_int(start, "start")
+        count = check_nonneg_int(count, "count")
+        per = check_positive_int(per, "per")
+        block, skip = divmod(per * start, 4)  # Philox-4x64 emits 4 words per counter value
+        bg = np.random.Philox(key=np.array(self.key, dtype=np.uint64), counter=[block, level, 0, 0])
+        return bg.random_raw(skip + per * count)[skip:].reshape(count, per)
+
+    def extra_words(self, level: int, node: int):
+        """A callable giving the further words of node ``node``'s discrete stream (Philox counter (c, level, node, 1)).
+
+        Example
+        -------
+        >>> more = NodeNoise(key=(1, 2), scale=1.0).extra_words(0, 5)
+        >>> isinstance(more(), int)
+        True
+        """
+        bg = np.random.Philox(key=np.array(self.key, dtype=np.uint64), counter=[0, level, node, 1])
+        return bg.random_raw
+
     def exponentials(self, level: int, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The two standard exponentials of nodes ``start .. start+count-1`` of ``level``.
 
@@ -99,13 +130,7 @@ class NodeNoise:
         >>> bool((e1 >= 0).all() and (e2 >= 0).all())
         True
         """
-        level = check_nonneg_int(level, "level")
-        start = check_positive_int(start, "start")
-        count = check_nonneg_int(count, "count")
-        first = 2 * start  # node i owns words 2i, 2i+1 of the level's word stream
-        block, skip = divmod(first, 4)  # Philox-4x64 emits 4 words per counter value
-        bg = np.random.Philox(key=np.array(self.key, dtype=np.uint64), counter=[block, level, 0, 0])
-        w = bg.random_raw(skip + 2 * count)[skip:].reshape(count, 2)
+        w = self.words(level, start, count)  # node i owns words 2i, 2i+1 of the level's word stream
         e = -np.log(((w >> np.uint64(11)).astype(np.float64) + 1.0) * _TWO53)  # U in (0, 1], E = -log U
         return e[:, 0], e[:, 1]
 
@@ -113,19 +138,28 @@ class NodeNoise:
         """Noise of nodes ``start .. start+count-1`` of ``level`` (float, or int64 for ``"discrete"``).
 
         ``factors`` (optional, one non-negative number per node) multiplies the
-        scale node by node (0: no noise).
+        scale node by node (0: no noise).  Each node's noise depends on (key, level, node) only.
 
         Example
         -------
         >>> NodeNoise(key=(1, 2), scale=3.0, noise="discrete").nodes(2, 7, 2).dtype
         dtype('int64')
         """
-        e1, e2 = self.exponentials(level, start, count)
+        count = check_nonneg_int(count, "count")
         b = self.scale
         if factors is not None:
             b = self.scale * np.asarray(factors, dtype=float)
             if b.shape != (count,) or not (np.isfinite(b).all() and (b >= 0).all()):
                 raise ValueError(f"factors must be {count} finite non-negative numbers")
         if self.noise == "laplace":
+            e1, e2 = self.exponentials(level, start, count)
             return b * (e1 - e2)  # proof: node-noise-laplace
-        return (np.floor(b * e1) - np.floor(b * e2)).astype(np.int64)  # proof: node-noise-discrete
+        w = self.words(level, start, count, 1 if factors is None and b < 256.0 else _WORDS)
+        if factors is None:
+            return discrete_laplace_words(b, w, lambda i: self.extra_words(level, start + i))  # proof: node-noise-discrete
+        out = np.zeros(count, dtype=np.int64)
+        on = np.flatnonzero(b > 0)  # factor 0: no noise
+        if on.size:
+            more = lambda i: self.extra_words(level, start + int(on[i]))  # noqa: E731
+            out[on] = discrete_laplace_words(b[on], w[on], more)  # proof: node-noise-discrete
+        return out

@@ -23,5 +23,7 @@ ROOM = Room(
               ("λ", "the node weights of the weighted Fenwick strategy ΣM: node i gets noise of scale 1/(ε λ_i); "
                     "every count's weights sum to at most 1, so the release is ε-DP"),
               ("FDA", "the optimal λ of papers 000/004 (minimum total MSE), for any number n of releases: "
-                      "`dpverify continual release --method fda`")),
+                      "`dpverify continual release --method fda`"),
+              ("fda-paper", "the paper's FDA as printed: Alg. 5 with the bound T = 2^m − 1 ≥ n, first n releases "
+                            "(`--method fda-paper`; equal to `fda` at n = 2^m − 1)")),
 )

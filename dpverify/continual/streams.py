@@ -95,7 +95,9 @@ class BoundedStream:
         if a.size > self.n - self.t:
             raise ValueError(f"counts too long: the stream is bounded, n={self.n}, {self.t} pushed, "
                              f"cannot push {a.size} more")
-        self._admit_total(sum(int(x) for x in a) if a.size else 0, "counts", None)
+        # counts are >= 0: when max <= 2^62 / size the int64 sum cannot overflow; else exact Python ints
+        total = 0 if not a.size else (int(a.sum()) if int(a.max()) <= MAX_TOTAL // a.size else sum(int(x) for x in a))
+        self._admit_total(total, "counts", None)
         return a
 
     def _admit_total(self, add: int, name: str, value) -> None:

@@ -4,10 +4,17 @@
 ``discrete_laplace(scale, size, rng)`` draws the two-sided geometric
 distribution P(k) ∝ exp(−|k| / scale) on the integers, the integer analogue
 used for integer-valued releases.  The discrete sampler is exact at every
-scale: it uses only uniform integers from the Generator and exact rational
-Bernoulli trials (Canonne, Kamath, Steinke, "The Discrete Gaussian for
-Differential Privacy", NeurIPS 2020, Algorithms 1–2), never a float
-exponential, so no low bits are lost at large scales and no tail is cut.
+scale and vectorised: K = 0 with probability (1 − r)/(1 + r), else
+±(1 + G) with G geometric, G = Q·M + R for a power of two M ≈ scale/256, Q by
+inversion and R by rejection.  Every random decision compares a uniform real,
+read 53 bits at a time from the Generator's 64-bit words, with a number
+e^{−y} (or (1 − r)/(1 + r)); a float approximation with a proven error below
+2^-46 settles it unless the two are within 2^-44, and then exact rational
+brackets and further random bits do (about one decision in 2^42).  So the law
+is exact (no float exponential decides anything alone, no low bits are lost,
+no tail is cut), at float speed.  Proof: ``primitives/discrete_laplace_sampler.md``.
+:func:`_bernoulli_exp_frac` keeps Canonne–Kamath–Steinke's exact Bernoulli(e^{−γ})
+(NeurIPS 2020, Algorithm 1) as an independent reference for the tests.
 
 ``size`` everywhere means *independent draws*: a batch of ``size`` draws
 used as noise for ``size`` releases of the same data costs ``size``·ε under
@@ -17,14 +24,14 @@ sequential composition.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
+from dpverify.primitives.exact_noise import two_sided_geometric
 from dpverify.validation import as_generator, check_finite_array, check_size
 from dpverify.proofdocs import proven
 
-__all__ = ["MAX_DISCRETE_SCALE", "MAX_LAPLACE_SCALE", "laplace", "discrete_laplace"]
+__all__ = ["MAX_DISCRETE_SCALE", "MAX_LAPLACE_SCALE", "laplace", "discrete_laplace", "discrete_laplace_words"]
 
 #: Largest scale :func:`discrete_laplace` accepts: its int64 outputs then overflow with
 #: probability below e^{-64} (|K| ≥ 2^63 needs ⌊X/s⌋ ≥ 2^63 with P(X ≥ x) = e^{-x/scale}).
@@ -33,7 +40,6 @@ MAX_DISCRETE_SCALE = 2.0**57
 #: Largest scale :func:`laplace` accepts: beyond it draws (scale × an exponential up to ~40) overflow float64.
 MAX_LAPLACE_SCALE = 1e305
 
-_T_FAST = 32  # V < 32 keeps t·V + U < 2^57 · 32 + 2^57 < 2^63 in int64
 
 
 def _scales(scale, name="scale") -> np.ndarray:
@@ -67,6 +73,8 @@ def laplace(scale, size=None, rng=None) -> np.ndarray:
 def _bernoulli_exp_frac(num: np.ndarray, den: np.ndarray, g: np.random.Generator) -> np.ndarray:
     """Exact Bernoulli(exp(−num/den)) per entry, for integers 0 ≤ num ≤ den (CKS Algorithm 1).
 
+    The tests' independent exact reference (the sampler itself decides by brackets, see above).
+
     K = 1, 2, … while A_K ~ Bernoulli(γ/K) succeeds; the result is [K odd], whose probability
     is Σ_k odd γ^{k−1}/(k−1)! (1 − γ/k) = e^{−γ}.  Bernoulli(γ/K) is drawn as
     Bernoulli(num/den) ∧ Bernoulli(1/K), two independent uniform-integer comparisons.
@@ -88,66 +96,66 @@ def _bernoulli_exp_frac(num: np.ndarray, den: np.ndarray, g: np.random.Generator
     return out
 
 
-def _bernoulli_exp_one(n: int, g: np.random.Generator) -> np.ndarray:
-    """Exact Bernoulli(e^{−1}) × n: :func:`_bernoulli_exp_frac` with γ = 1, where A_k ~ Bernoulli(1/k)."""
-    out = np.empty(n, dtype=bool)
-    active = np.arange(n)
-    k = 2  # A_1 ~ Bernoulli(1) always succeeds
-    while active.size:
-        a = g.integers(0, k, size=active.size) == 0  # proof: bern-exp-one
-        out[active[~a]] = k % 2 == 1
-        active = active[a]
-        k += 1
-    return out
+def discrete_laplace_words(scale, words, extra) -> np.ndarray:
+    """Exact discrete Laplace draws, entry i read from its own stream of uniform 64-bit words.
 
+    ``scale`` is a float, or a 1-D float array (one scale per entry, as in :func:`discrete_laplace`);
+    ``words`` a ``(len(scale), B)`` uint64 array, the first B words of each entry's stream;
+    ``extra(i)`` returns a callable giving the further words of entry i's stream, one per call
+    (called rarely: about 1 entry in 1000 needs more than 8 words).  Entry i's output is a function
+    of its stream alone (the same stream gives the same draw, whatever the other entries), with the
+    law of :func:`discrete_laplace` when the words are i.i.d. uniform.
 
-def _geometric_exact(t, shift, n: int, g: np.random.Generator) -> np.ndarray:
-    """n draws of G = ⌊X / 2^shift⌋, X = U + t·V with P(X = x) ∝ e^{−x/t}; so P(G ≥ m) = e^{−m·2^shift/t}.
-
-    ``t`` and ``shift`` are Python ints (one scale) or int64 arrays of length n (a scale per draw).
-    U on {0, …, t−1} with P(U = u) ∝ e^{−u/t} (uniform proposal, accepted with
-    Bernoulli(e^{−u/t}) ≥ e^{−1}); V with P(V ≥ v) = e^{−v} (the number of Bernoulli(e^{−1})
-    successes before the first failure).  CKS Algorithm 2, steps 1–5.
+    Example
+    -------
+    >>> w = np.random.default_rng(0).integers(0, 2**64, size=(3, 8), dtype=np.uint64)
+    >>> more = lambda i: np.random.default_rng(i).bit_generator.random_raw
+    >>> discrete_laplace_words(np.array([1.0, 2.0, 2.0**40]), w, more).dtype
+    dtype('int64')
     """
-    per = isinstance(t, np.ndarray)
-    U = np.zeros(n, dtype=np.int64)
-    pending = np.flatnonzero(t > 1) if per else np.arange(n if t > 1 else 0)  # t = 1: U = 0 always
-    while pending.size:
-        tp = t[pending] if per else t
-        u = g.integers(0, tp, size=pending.size)  # proof: dlap-uniform
-        acc = _bernoulli_exp_frac(u, tp, g)  # proof: dlap-accept
-        U[pending[acc]] = u[acc]
-        pending = pending[~acc]
-    V = np.zeros(n, dtype=np.int64)
-    active = np.arange(n)
-    while active.size:
-        b = _bernoulli_exp_one(active.size, g)  # proof: dlap-geometric-v
-        V[active[b]] += 1
-        active = active[b]
-    G = np.zeros(n, dtype=np.int64)
-    fast = V < _T_FAST
-    tf, sh = (t[fast], shift[fast]) if per else (t, shift)
-    # X < 2^63 here: t ≤ 2^57, V < 32
-    X = U[fast] + tf * V[fast]  # proof: dlap-x
-    G[fast] = np.where(sh < 63, X >> np.minimum(sh, 62), 0)  # proof: dlap-floor
-    for i in np.flatnonzero(~fast):  # V ≥ 32 (probability e^{-32}): exact Python ints
-        ti, si = (int(t[i]), int(shift[i])) if per else (t, shift)
-        gi = (int(U[i]) + ti * int(V[i])) >> si  # proof: dlap-floor-exact
-        if gi >= 2**63:
-            raise ValueError("discrete_laplace: a draw exceeded the int64 range (probability < e^-64)")
-        G[i] = gi
-    return G
+    s = _scales(scale)
+    if s.ndim > 1 or (s > MAX_DISCRETE_SCALE).any():
+        raise ValueError(f"scale must be a scale <= 2^57 or a 1-D array of them, got {scale!r}")
+    words = np.asarray(words)
+    n = words.shape[0] if words.ndim == 2 else -1
+    if words.dtype != np.uint64 or words.ndim != 2 or words.shape[1] < 1 or s.ndim and s.size != n:
+        raise ValueError(f"words must be a (len(scale), B) uint64 array, got {words.dtype} {words.shape}")
+    if not callable(extra):
+        raise TypeError(f"extra must be callable, got {extra!r}")
+    cursor = np.zeros(n, dtype=np.int64)
+    col = [0]  # while every entry has read the same number of words: that number, else -1
+    streams: dict = {}
+
+    def draw(ids):
+        if col[0] >= 0 and ids.size == n and col[0] < words.shape[1]:
+            col[0] += 1
+            return words[:, 0] if words.shape[1] == 1 else words[:, col[0] - 1].copy()
+        if col[0] >= 0:
+            cursor[:], col[0] = col[0], -1
+        c = cursor[ids]
+        cursor[ids] += 1
+        inb = c < words.shape[1]
+        out = np.empty(ids.size, dtype=np.uint64)
+        out[inb] = words[ids[inb], c[inb]]
+        for j in np.flatnonzero(~inb):
+            i = int(ids[j])
+            out[j] = streams.setdefault(i, extra(i))()
+        return out
+
+    return two_sided_geometric(s, n, draw)
 
 
 @proven("primitives/discrete_laplace_sampler.md")
 def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     """Two-sided geometric noise: P(K = k) = (1 − r)/(1 + r) · r^|k|, r = exp(−1/scale), exactly.
 
-    ``scale`` (a float, or an array broadcast against ``size``) is read as the exact rational
-    t / 2^j it is in binary.  K = G₁ − G₂ with G₁, G₂ i.i.d. geometric, P(G ≥ m) = r^m, each
-    drawn as ⌊X / 2^j⌋ with X exactly geometric of ratio e^{−1/t}, using only uniform integers
-    and exact Bernoulli(e^{−γ}) trials (Canonne–Kamath–Steinke 2020, Algorithms 1–2): exact at
-    every scale (no float exponential, no lost low bits, no cut tail).  Returned as int64;
+    ``scale`` (a float, or an array broadcast against ``size``; one scale per draw is fine) is
+    read as the exact rational it is in binary.  K = 0 with probability (1 − r)/(1 + r), else
+    ±(1 + G) with a fair sign and P(G ≥ m) = r^m; G = Q·M + R (M a power of two, M/scale ∈
+    (1/512, 1/256], or M = 1 below scale 256) with Q = max{m : V < e^{−mM/scale}} for a uniform
+    real V and R uniform on {0, …, M − 1} accepted with probability e^{−R/scale}.  Each comparison
+    with a uniform real is settled exactly (a float within 2^-46, else exact rational brackets and
+    further random bits): exact at every scale, no lost low bits, no cut tail.  Returned as int64;
     scales above :data:`MAX_DISCRETE_SCALE` = 2^57 are refused (outputs would not fit int64).
     ``size`` draws are independent (a batch used on one datum costs size·ε).
     Proof: ``primitives/discrete_laplace_sampler.md``.
@@ -168,19 +176,7 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
         )
     shape = check_size(size, "size", broadcast=s.shape, itemsize=8 * 12)
     g = as_generator(rng)
+    raw = g.bit_generator.random_raw
     n = math.prod(shape)
-    if s.size == 1:  # one scale: t, j as Python ints
-        f = Fraction(float(s.ravel()[0]))  # exact: scale = t / 2^j
-        t, shift = f.numerator, f.denominator.bit_length() - 1
-    else:
-        uniq, inv = np.unique(np.broadcast_to(s, shape).ravel(), return_inverse=True)
-        tq = np.empty(uniq.size, dtype=np.int64)
-        sh = np.empty(uniq.size, dtype=np.int64)
-        for i, v in enumerate(uniq.tolist()):
-            f = Fraction(v)  # exact: v = t / 2^j
-            tq[i] = f.numerator
-            sh[i] = f.denominator.bit_length() - 1
-        t, shift = tq[inv], sh[inv]
-    g1 = _geometric_exact(t, shift, n, g)
-    g2 = _geometric_exact(t, shift, n, g)
-    return (g1 - g2).reshape(shape)  # proof: dlap-sampler
+    s = s if s.size == 1 else np.broadcast_to(s, shape)
+    return two_sided_geometric(s, n, lambda ids: raw(ids.size)).reshape(shape)  # proof: dlap-sampler

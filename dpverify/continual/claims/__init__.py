@@ -4,6 +4,7 @@
 - :mod:`~dpverify.continual.claims.thm5`: Thms 5.1-5.4 of seed 000 (sensitivity, MSE, optimum);
 - :mod:`~dpverify.continual.claims.symbolic`: Thms 5.1/5.2 derived symbolically;
 - :mod:`~dpverify.continual.claims.fda`: FDA's recursion, Alg. 4, Fig. 1, any n, Alg. 5;
+- :mod:`~dpverify.continual.claims.fda_paper`: the paper's FDA by name (``fda-paper``), as printed, at any N;
 - :mod:`~dpverify.continual.claims.release`: the releases' MSE, the stream, privacy;
 - :mod:`~dpverify.continual.claims.errata`: every ``continual.erratum.*`` claim;
 - :mod:`~dpverify.continual.claims.experiments`: seed 004 §5 and the beyond-FDA table;
@@ -18,6 +19,6 @@ Example
 """
 
 #: the subject modules of this package, in reading order
-SUBJECTS = ("structure", "thm5", "symbolic", "fda", "release", "errata", "experiments", "elders")
+SUBJECTS = ("structure", "thm5", "symbolic", "fda", "fda_paper", "release", "errata", "experiments", "elders")
 
 from dpverify.continual.seed_facts import packaged_reference_facts, reference_facts  # noqa: F401  (an older path)
