@@ -13,11 +13,14 @@ process (:func:`dpverify.claims.supervisor.guarded_load`); a file that exits the
 ``os._exit``), is killed, raises a ``BaseException`` that is not an ``Exception``, or
 blocks past ``--dpverify-load-timeout`` (default 60 s) is a collection error naming it, so
 pytest exits non-zero.  The items' checks then run one at a time, as pytest reaches each item,
-on one long-lived worker process forked at the first item (it inherits the imported claims
-files; :class:`dpverify.claims.supervisor.TaskRunner`): a check that calls ``os._exit``, is
-killed, runs past its limit (``--dpverify-timeout``, else its declared ``timeout``), raises
-``KeyboardInterrupt``, leaves processes running or modifies its claims file is an ``error``,
-and a fresh worker carries on with the next item.
+each in a fresh worker process forked for it (it inherits the imported claims files, so
+nothing one check does to its process reaches another;
+:class:`dpverify.claims.supervisor.TaskRunner`): a check that calls ``os._exit``, is killed,
+runs past its limit (``--dpverify-timeout``, else its declared ``timeout``), raises
+``KeyboardInterrupt``, sends its supervisor anything but its one report, leaves processes
+running or modifies a file under its claims file's folder is an ``error``.  Pytest itself
+imports the claims files to collect them, so a file that behaves only in pytest's own process
+is not caught (see docs/own-claims.md).
 An item passes when the verdict equals the claim's expected verdict; an
 ``error`` verdict always fails.  On failure the report shows the verdict,
 the summary, the evidence and, for an error, the traceback.
@@ -283,8 +286,8 @@ class ClaimItem(pytest.Item):
 
 
 class _SessionRun:
-    """The session's claim items, run on one long-lived supervised worker
-    (:class:`dpverify.claims.supervisor.TaskRunner`), each when pytest runs its item."""
+    """The session's claim items, each run in a fresh supervised worker
+    (:class:`dpverify.claims.supervisor.TaskRunner`) when pytest runs its item."""
 
     def __init__(self, session: pytest.Session) -> None:
         from dpverify.claims.runner import run_claim

@@ -40,9 +40,13 @@ from pathlib import Path
 
 import sys
 
+import numpy as np
+
 from dpverify.claims.model import Method, Verdict
 from dpverify.claims.store import ID_RE
 from dpverify.rooms import is_claims_file
+from dpverify.budget import check_elements
+from dpverify.validation import check_positive_int
 
 __all__ = ["Declarations", "Declared", "declared_in_file", "declared_in_text", "source_files"]
 
@@ -77,9 +81,7 @@ class Declared:
         if not isinstance(self.id, str) or not ID_RE.match(self.id):
             raise (ValueError if isinstance(self.id, str) else TypeError)(
                 f"id must be a claim id '<room>.<name>', got {self.id!r}")
-        if isinstance(self.line, bool) or not isinstance(self.line, int) or self.line < 1:
-            raise (ValueError if isinstance(self.line, int) and not isinstance(self.line, bool) else TypeError)(
-                f"line must be a line number (an int >= 1), got {self.line!r}")
+        object.__setattr__(self, "line", check_positive_int(self.line, "line"))  # numpy integers too: an int
         for name in ("expected", "method", "statement", "where"):
             value = getattr(self, name)
             if not isinstance(value, str) and (value is not None or name == "where"):
@@ -99,10 +101,17 @@ class Declarations:
 
     def __post_init__(self) -> None:
         if not isinstance(self.claims, tuple) or not all(isinstance(c, Declared) for c in self.claims):
-            raise TypeError(f"claims must be a tuple of Declared, got {self.claims!r}")
-        if not isinstance(self.unnamed, tuple) or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in self.unnamed):
-            raise TypeError(f"unnamed must be a tuple of line numbers (ints >= 1), got {self.unnamed!r}")
+            bad = self.claims if not isinstance(self.claims, tuple) else next(
+                c for c in self.claims if not isinstance(c, Declared))
+            raise TypeError(f"claims must be a tuple of Declared, got {'a' if bad is self.claims else 'an item of type'} "
+                            f"{type(bad).__name__}")
+        u = self.unnamed
+        if isinstance(u, np.ndarray):  # a 1-D integer array is read as the tuple of its entries
+            check_elements(u, "unnamed")
+            u = u.tolist() if u.ndim == 1 else None
+        if not isinstance(u, (tuple, list)):
+            raise TypeError(f"unnamed must be a tuple of line numbers (ints >= 1), got a {type(self.unnamed).__name__}")
+        object.__setattr__(self, "unnamed", tuple(check_positive_int(n, "unnamed") for n in u))
 
 
 def declared_in_file(path: str | os.PathLike) -> Declarations:
@@ -117,6 +126,9 @@ def declared_in_file(path: str | os.PathLike) -> Declarations:
     ------
     SyntaxError
         The file does not parse (then nothing can be said about its claims).
+    ValueError
+        The file nests an expression too deeply to be parsed or read (a RecursionError or
+        MemoryError inside :mod:`ast`).
     OSError
         The file cannot be read.
 
@@ -136,14 +148,19 @@ def declared_in_file(path: str | os.PathLike) -> Declarations:
 
 
 def declared_in_text(text: str, filename: str = "<claims file>") -> Declarations:
-    """The claims a file's text declares (see the module's docstring); SyntaxError if it does not parse."""
+    """The claims a file's text declares (see the module's docstring); SyntaxError if it does not parse,
+    ValueError if it is nested too deeply to read."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a string (a file's text), got {type(text).__name__}")
     if not isinstance(filename, str):
         raise TypeError(f"filename must be a string, got {type(filename).__name__}")
-    tree = ast.parse(text, filename=filename)
-    finder = _Finder(_bindings(tree), _constants(tree))
-    finder.visit(tree)
+    try:
+        tree = ast.parse(text, filename=filename)
+        finder = _Finder(_bindings(tree), _constants(tree))
+        finder.visit(tree)
+    except (RecursionError, MemoryError) as exc:  # an expression nested too deep to read (or to parse)
+        raise ValueError(f"{filename} is nested too deeply to be read without running it "
+                         f"({type(exc).__name__})") from None
     return Declarations(tuple(finder.found.values()), tuple(sorted(set(finder.unnamed))))
 
 

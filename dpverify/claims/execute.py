@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
+from dpverify.claims.checks import check_items
 from dpverify.claims.declared import Declared, declared_in_file
 from dpverify.claims.model import Claim, Method, Outcome, Result, Source, Verdict
 
@@ -20,6 +21,9 @@ __all__ = ["as_error", "unloaded_results", "with_route"]
 
 def as_error(outcome: Outcome, why: str) -> Outcome:
     """The outcome turned into an ``error`` saying ``why`` (its verdict kept as ``returned_verdict``)."""
+    _check_outcome(outcome)
+    if not isinstance(why, str) or not why.strip():
+        raise (ValueError if isinstance(why, str) else TypeError)(f"why must be a non-empty string, got {why!r:.100}")
     return Outcome(Verdict.ERROR, {**dict(outcome.evidence), "error": why, "returned_verdict": outcome.verdict.value},
                    outcome.figure_data, summary=why, route=outcome.route)
 
@@ -36,12 +40,21 @@ def with_route(c: Claim, outcome: Outcome, sampled: Iterable[str] = ()) -> Outco
     sampled : iterable of str
         What the check sampled (:func:`~dpverify.claims.model.sampling_notes`).
     """
+    if not isinstance(c, Claim):
+        raise TypeError(f"c must be a Claim, got a {type(c).__name__}")
+    _check_outcome(outcome)
+    sampled = check_items(sampled, str, "sampled")  # what was sampled: names, not one string's letters
     route = outcome.route or c.method
     ev = dict(outcome.evidence)
     ev["route"] = route.value
     if sampled:
         ev["sampling_ran"] = ", ".join(sorted(sampled))
     return Outcome(outcome.verdict, ev, outcome.figure_data, outcome.summary, route)
+
+
+def _check_outcome(outcome) -> None:
+    if not isinstance(outcome, Outcome):
+        raise TypeError(f"outcome must be an Outcome, got a {type(outcome).__name__}")
 
 
 def unloaded_results(files: list[tuple[str, Path]], why: str, error: str | None = None,
@@ -75,12 +88,12 @@ def unloaded_results(files: list[tuple[str, Path]], why: str, error: str | None 
     if not isinstance(files, (list, tuple)) or not all(
             isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str) and f[0].strip()
             and isinstance(f[1], (str, os.PathLike)) for f in files):
-        raise TypeError(f"files must be a list of (name shown, path) pairs, got {files!r}")
+        raise TypeError(f"files must be a list of (name shown, path) pairs, got a {type(files).__name__}")
     out: list[Result] = []
     seen: set[str] = set()
     empty: list[Result] = []  # files that declare nothing readable: shown only when no file declares a claim
     skipped = False
-    for shown, path in files:
+    for shown, path in dict.fromkeys((shown, os.fspath(path)) for shown, path in files):  # each file once
         room = re.sub(r"\W", "_", Path(shown).stem) or "file"
         room = room if room[0].isalpha() or room[0] == "_" else f"_{room}"
         try:

@@ -122,7 +122,7 @@ def run_claims(
     isolate : bool
         The same as ``supervised`` (kept for callers that name it).
     supervised : bool
-        Run the checks in long-lived worker processes watched by this one, so that
+        Run each check in a fresh worker process forked for it and watched by this one, so that
         every limit is enforced and no check can end, stall or fool the run (a worker
         that dies or overruns makes its claim an ``error``; a fresh worker goes on).
     """

@@ -1,25 +1,36 @@
-"""Supervised runs: claims' checks run in long-lived worker processes watched by the parent.
+"""Supervised runs: each claim's check runs in a fresh worker process watched by the parent.
 
-The parent knows every claim it must hear from.  It forks ``jobs`` workers (a fork inherits
-the imported rooms and the claim objects, so nothing is imported or pickled again) and hands
-each one claim at a time by its index.  A worker that dies, exits (even by ``os._exit``), is
-killed, or runs past the claim's limit (the ``timeout`` given, else the claim's declared
-``timeout``) is ended together with its process group (the processes its check started); the
-claim it was running becomes an ``error`` result naming the reason, and a fresh worker carries
-on with the remaining claims.  Every claim therefore gets a result, and a check cannot end the
-run early.
+The parent knows every claim it must hear from, and never runs a check itself.  For each claim
+it forks a worker (a fork inherits the imported rooms and the claim objects, so nothing is
+imported again) that runs exactly that one check, reports, and exits; up to ``jobs`` run at
+once.  Nothing a check does to its process (a patched module, a global) reaches another check.
+A worker that dies, exits (even by ``os._exit``), is killed, or runs past the claim's limit
+(the ``timeout`` given, else the claim's declared ``timeout``) is ended together with its
+process group (the processes its check started), and its claim becomes an ``error`` result
+naming the reason.  Every claim therefore gets a result, and a check cannot end the run early.
+
+What a worker sends is never trusted (:mod:`dpverify.claims.protocol`): one JSON message, no
+pickle, checked field by field, for the task it was given; anything else (a message for another
+claim, a second message, a malformed one) makes the claim an ``error`` ("the worker sent a
+malformed message").  A worker's stdout is its stderr: the parent alone writes stdout.
 
 Containment: each worker runs in its own process group and in a temporary working directory
 (removed after the run); a ``KeyboardInterrupt`` (or ``GeneratorExit``) raised inside a check
-is that claim's ``error``; the files that define the claims are hashed before the run and
-after every reported claim, and the claim that reported when a change was first seen is an
-``error`` naming the file (with ``jobs > 1`` the change may have come from a claim running
-alongside it; the run fails either way).
+is that claim's ``error``.  The files that define the claims are hashed, and the files under
+their folders are listed (:mod:`dpverify.claims.treeguard`), before the run and after every
+reported claim; the claim that reported when a change was first seen is an ``error`` naming the
+file.  On Linux the parent is a child subreaper (``PR_SET_CHILD_SUBREAPER``), so a process a
+check leaves behind, even after a double fork and ``setsid``, becomes the parent's child; it is
+killed after the claim and the claim is an ``error`` ("left ... process(es) running").
+Elsewhere only the worker's process group is ended.  With ``jobs > 1`` a change or a leftover
+process may come from a claim running alongside the one that reported: the claims running when
+it was seen are ``error`` results too.
 
 :func:`supervise` returns the results in order; :func:`stream` yields them as they arrive, for
-tasks that each name their own ``thorough`` (the pytest plugin runs a session's items through
-one stream).  What the parent does with a worker that answered, died or overran lives in
-:mod:`dpverify.claims.workers`.
+tasks that each name their own ``thorough``; :class:`TaskRunner` runs them on demand (the pytest
+plugin).  What the parent does with a worker that answered, died or overran lives in
+:mod:`dpverify.claims.workers`; loading the claims files in a child, in
+:mod:`dpverify.claims.loadguard`.
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ import multiprocessing.connection
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import traceback
@@ -39,17 +51,27 @@ from dpverify.claims.checks import check_items
 from dpverify.claims.evidence import to_jsonable
 from dpverify.claims.execute import with_route
 from dpverify.claims.model import Claim, Outcome, Result, Verdict, check_timeout
+from dpverify.claims.loadguard import guarded_load
+from dpverify.claims.protocol import (
+    become_subreaper,
+    children,
+    encode_result,
+    end_group,
+    end_strays,
+    quiet_stdout,
+    send,
+)
 from dpverify.claims.workers import (
     FileGuard,
     check_worker,
     claim_files,
-    exit_reason,
+    contained,
     kill_group,
     leftover_children,
     remove_file,
     stack_file,
 )
-from dpverify.validation import check_positive_int
+from dpverify.validation import check_bool, check_nonneg_int, check_positive_int
 
 __all__ = ["TaskRunner", "guarded_load", "stream", "supervise"]
 
@@ -71,61 +93,55 @@ def _payload(run: Run, c: Claim, thorough: bool) -> tuple:
     return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error, r.outcome.summary)
 
 
-def _serve(run: Run, todo: Sequence[Task], tasks: Any, results: Any, stack_file: str | None,
-           workdir: str, parent: int) -> None:
-    """Body of a worker: run the claims whose indices arrive on ``tasks`` until told to stop."""
-    os.setpgid(0, 0)  # own process group: ending the worker also ends what its checks started
+def _serve(run: Run, task: Task, i: int, results: Any, stack_file: str | None, workdir: str) -> None:
+    """Body of a worker: run exactly one check (task ``i``), report it in JSON, and exit.
+
+    A worker is forked from the parent, which never runs a check, so nothing one check does to
+    its process (a patched module, a global) reaches another check.
+    """
+    os.setpgid(0, 0)  # own process group: ending the worker also ends what its check started
+    quiet_stdout()  # the parent alone writes stdout
     os.chdir(workdir)
     if stack_file is not None:
         import faulthandler
 
         faulthandler.register(signal.SIGUSR1, file=open(stack_file, "w"), all_threads=True)  # noqa: SIM115
-    while True:
-        while not tasks.poll(1.0):
-            if os.getppid() != parent:  # the parent is gone: nobody will read a result
-                os._exit(1)
-        i = tasks.recv()
-        if i is None:
-            break
-        os.chdir(workdir)  # a check that moved elsewhere does not move the next one
-        try:
-            msg: Any = (i, "ok", _payload(run, *todo[i]))
-        except BaseException:  # even a failure of the conversion is reported, not lost
-            msg = (i, "failed", traceback.format_exc())
-        results.send((*msg, leftover_children()))
+    try:
+        msg = encode_result(i, "ok", _payload(run, *task), 0)
+        msg["left"] = leftover_children()
+        send(results, msg)
+    except BaseException:  # even a failure of the conversion is reported, not lost
+        send(results, encode_result(i, "failed", traceback.format_exc()[-100_000:], leftover_children()))
 
 
 class _Worker:
-    """One worker process, the pipes to it, and the claim it is running."""
+    """One worker process, forked for one task, the pipe its report arrives on, and the task."""
 
-    def __init__(self, ctx: Any, run: Run, todo: Sequence[Task], workdir: str) -> None:
-        self.tasks_reader, self.tasks = ctx.Pipe(duplex=False)
+    def __init__(self, ctx: Any, run: Run, todo: Sequence[Task], workdir: str, i: int) -> None:
         self.results, results_writer = ctx.Pipe(duplex=False)
         self.stack_file = stack_file()
+        self.got: dict | None = None  # the report, once read
+        self.tainted: tuple[str | None, int] = (None, 0)  # a change or leftover seen while it ran
+        for stream_ in (sys.stdout, sys.stderr):  # nothing buffered in the parent is written twice
+            try:
+                stream_.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
         # not a daemon: a check may start processes of its own (daemons may not)
         self.proc = ctx.Process(target=_serve, daemon=False,
-                                args=(run, todo, self.tasks_reader, results_writer, self.stack_file,
-                                      workdir, os.getpid()))
+                                args=(run, todo[i], i, results_writer, self.stack_file, workdir))
+        self.current: tuple[int, float] | None = (i, time.perf_counter())
         self.proc.start()
         results_writer.close()
-        self.current: tuple[int, float] | None = None
-
-    def give(self, i: int) -> None:
-        self.tasks.send(i)
-        self.current = (i, time.perf_counter())
 
     def end(self, polite: bool = False) -> None:
-        """Stop the worker and its process group; close the pipes."""
+        """Stop the worker and its process group; close the pipe."""
         if polite and self.proc.is_alive():
-            try:
-                self.tasks.send(None)
-                self.proc.join(timeout=1)
-            except OSError:
-                pass
+            self.proc.join(timeout=1)
         kill_group(self.proc)
         self.proc.join(timeout=5)
-        for conn in (self.tasks, self.tasks_reader, self.results):
-            conn.close()
+        end_group(self.proc.pid, {self.proc.pid})
+        self.results.close()
         remove_file(self.stack_file)
 
 
@@ -154,6 +170,9 @@ def supervise(claims: list[Claim], run: Run, *, thorough: bool, jobs: int, timeo
     list of Result
         One per claim, in the order of ``claims``.
     """
+    claims, thorough = check_items(claims, Claim, "claims"), check_bool(thorough, "thorough")
+    if len({c.id for c in claims}) < len(claims):
+        raise ValueError(f"claims must be distinct (no id twice), got {len(claims)} claims with fewer ids")
     out: dict[int, Result] = {}
     for i, r in stream([(c, thorough) for c in claims], run, jobs=jobs, timeout=timeout):
         out[i] = r
@@ -220,44 +239,47 @@ def _stream(todo: list[Task], run: Run, jobs: int, timeout: float | None) -> Ite
     pending = deque(range(len(todo)))
     slots: list[_Worker | None] = [None] * min(jobs, len(todo))
     done = 0
-    guard = FileGuard(claim_files(claims))
+    guard = FileGuard(claim_files(claims), tree=True)
+    become_subreaper()
+    before = children()
     workdir = tempfile.mkdtemp(prefix="dpverify-work-")
     try:
         while done < len(todo):
             for k, w in enumerate(slots):
-                if pending and (w is None or w.current is None):
-                    if w is None or not w.proc.is_alive():
-                        if w is not None:
-                            w.end()
-                        w = slots[k] = _Worker(ctx, run, todo, workdir)
-                    w.give(pending.popleft())
-            busy = [w for w in slots if w is not None and w.current is not None]
+                if pending and w is None:
+                    slots[k] = _Worker(ctx, run, todo, workdir, pending.popleft())
+            busy = [w for w in slots if w is not None]
             mp.connection.wait([w.results for w in busy] + [w.proc.sentinel for w in busy], timeout=0.25)
             for k, w in enumerate(slots):
-                if w is None or w.current is None:
+                if w is None:
                     continue
-                r, ended = check_worker(w, claims, timeout, guard, run)
+                r = check_worker(w, claims, timeout, run)
                 if r is None:
                     continue
-                i, w.current = w.current[0], None
-                if ended:
-                    w.end()
-                    slots[k] = None
+                w.end()
+                slots[k] = None
+                keep = {x.proc.pid for x in slots if x is not None}
+                changed, left = guard.changed(), end_strays(before, keep)
+                for x in slots if changed or left else ():  # those running alongside may have done it
+                    if x is not None:
+                        x.tainted = (x.tainted[0] or changed, x.tainted[1] + left)
                 done += 1
-                yield i, r
+                yield w.current[0], contained(r, changed or w.tainted[0], left + w.tainted[1])  # type: ignore[index]
     finally:
         for w in slots:
             if w is not None:
                 w.end(polite=True)
+        end_strays(before, set())
         shutil.rmtree(workdir, ignore_errors=True)
 
-class TaskRunner:
-    """One long-lived supervised worker that runs tasks on demand, one at a time, in any order.
 
-    The worker is forked at the first :meth:`result` (it inherits the imported claims, so
-    nothing is imported again) and serves every later task; a worker that dies, overruns or
-    leaves processes running makes that task's result an ``error`` (as in :func:`supervise`)
-    and the next task gets a fresh worker.  :meth:`close` (or leaving a ``with`` block) ends it.
+class TaskRunner:
+    """Supervised runs of tasks on demand, one at a time, in any order, each in a fresh worker.
+
+    :meth:`result` forks a worker for the task (it inherits the imported claims, so nothing is
+    imported again) that runs that one check and exits; a worker that dies, overruns, sends a
+    malformed message or leaves processes running makes that task's result an ``error`` (as in
+    :func:`supervise`).  :meth:`close` (or leaving a ``with`` block) ends what is left.
 
     Parameters
     ----------
@@ -285,34 +307,26 @@ class TaskRunner:
         self._worker: _Worker | None = None
         self._guard: FileGuard | None = None
         self._workdir: str | None = None
+        self._before: set[int] = set()
 
     def result(self, i: int) -> Result:
-        """Run task ``i`` on the worker (a fresh one if there is none) and return its result."""
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self._todo):
-            raise ValueError(f"i must be the index of a task, 0 <= i < {len(self._todo)}, got {i!r:.100}")
+        """Run task ``i`` on a fresh worker and return its result."""
+        i = check_nonneg_int(i, "i", maximum=len(self._todo) - 1)  # the index of a task (numpy integers too)
         if self._workdir is None:
-            self._guard = FileGuard(claim_files(self._claims))
+            self._guard = FileGuard(claim_files(self._claims), tree=True)
+            become_subreaper()
             self._workdir = tempfile.mkdtemp(prefix="dpverify-work-")
-        w = self._worker
-        if w is None or not w.proc.is_alive():
-            if w is not None:
-                w.end()
-            w = self._worker = _Worker(mp.get_context("fork"), self._run, self._todo, self._workdir)
-        w.give(i)
+        self._before = children()  # what the caller started between tasks is not a check's leftover
+        w = self._worker = _Worker(mp.get_context("fork"), self._run, self._todo, self._workdir, i)
         try:
-            r, ended = None, False
+            r = None
             while r is None:
                 mp.connection.wait([w.results, w.proc.sentinel], timeout=0.25)
-                r, ended = check_worker(w, self._claims, self._timeout, self._guard, self._run)  # type: ignore[arg-type]
-        except BaseException:  # interrupted while the task runs: the worker goes with it
-            ended = True
-            raise
+                r = check_worker(w, self._claims, self._timeout, self._run)
         finally:
-            w.current = None
-            if ended:
-                w.end()
-                self._worker = None
-        return r
+            w.end()
+            self._worker = None
+        return contained(r, self._guard.changed(), end_strays(self._before, set()))  # type: ignore[union-attr]
 
     def close(self) -> None:
         """End the worker (and its process group) and remove the temporary working directory."""
@@ -320,6 +334,7 @@ class TaskRunner:
             self._worker.end(polite=True)
             self._worker = None
         if self._workdir is not None:
+            end_strays(self._before, set())
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
 
@@ -328,68 +343,3 @@ class TaskRunner:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
-
-def guarded_load(load: Callable[[], list[Claim]], limit: float, *, base_exceptions: bool = False) -> str | None:
-    """Try ``load`` in a forked process first; the reason it failed there, or None when it returned.
-
-    A claims file that calls ``os._exit``, kills its process or blocks at import would end
-    or stall the caller; tried in a child (ended with its process group after ``limit``
-    seconds), it is reported instead.  The caller then loads the sources itself.
-
-    Parameters
-    ----------
-    load : callable
-        Loads the claims (``load()`` returns them); an exception it raises is left to the
-        caller's own load to report.
-    limit : float
-        Seconds the load may take.
-    base_exceptions : bool
-        Also report a ``BaseException`` that is not an ``Exception`` (``SystemExit``,
-        ``KeyboardInterrupt``, ``GeneratorExit``, a subclass of its own) raised by ``load``,
-        as "loading the claims raised SystemExit: 0": for a caller (pytest) whose own load
-        would not turn it into an error.
-
-    Returns
-    -------
-    str or None
-        Why loading failed in the child ("... ran past its 2 s limit", "... exited with
-        code 0 before it finished"), or None.
-    """
-    ctx = mp.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-
-    def body() -> None:
-        os.setpgid(0, 0)
-        try:
-            writer.send(("ok", len(load())))
-        except BaseException as exc:  # the caller's own load reports ordinary errors
-            text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            writer.send(("raised", text, not isinstance(exc, Exception)))
-
-    proc = ctx.Process(target=body, daemon=False)
-    proc.start()
-    writer.close()
-    try:
-        ready = mp.connection.wait([reader, proc.sentinel], timeout=limit)
-        if not ready:  # the limit came first: whatever the child does next is too late
-            return f"loading the claims ran past its {limit:g} s limit"
-        if proc.sentinel in ready and reader not in ready:
-            proc.join(timeout=1)  # it ended: a message sent just before may still be in the pipe
-        if reader.poll():
-            try:
-                msg = reader.recv()
-                if base_exceptions and msg[0] == "raised" and msg[2]:
-                    return f"loading the claims raised {msg[1]}"
-                return None
-            except (EOFError, OSError):
-                pass
-        proc.join(timeout=1)  # it may still be on its way out
-        if proc.is_alive():
-            return f"loading the claims ran past its {limit:g} s limit"
-        return exit_reason(proc).replace("the worker", "loading the claims").replace(" before reporting",
-                                                                                     " before it finished")
-    finally:
-        kill_group(proc)
-        proc.join(timeout=5)
-        reader.close()

@@ -9,8 +9,8 @@ the claims (:class:`FileGuard`).
 
 A worker, as :func:`check_worker` sees it, is any object with ``proc`` (a started
 :class:`multiprocessing.Process`), ``results`` (the connection its reports arrive on),
-``stack_file`` (the faulthandler file, or None) and ``current`` (the task index and the
-``time.perf_counter()`` at which it was handed over).
+``stack_file`` (the faulthandler file, or None), ``current`` (the task index and the
+``time.perf_counter()`` at which it was handed over) and ``got`` (its report once read, else None).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from typing import Any, Callable, Iterable
 
 from dpverify.claims.execute import with_route
 from dpverify.claims.model import Claim, Outcome, Result, Verdict
+from dpverify.claims.protocol import ProtocolError, read_result
+from dpverify.claims.treeguard import TreeSnapshot, source_folders
 
 #: No Python API: the parent-side machinery of :mod:`dpverify.claims.supervisor`, which alone calls it.
 __all__: list[str] = []
@@ -32,50 +34,75 @@ __all__: list[str] = []
 Run = Callable[..., Result]  # run(claim, thorough=...): one claim's check, in this process
 
 
-def check_worker(w: Any, claims: list[Claim], timeout: float | None, guard: "FileGuard",
-                 run: Run) -> tuple[Result | None, bool]:
-    """The result of the worker's current task if there is one yet, and whether the worker was ended.
+def check_worker(w: Any, claims: list[Claim], timeout: float | None, run: Run) -> Result | None:
+    """The result of the worker's task once it is known (None while it runs).
 
-    ``claims[i]`` is the claim of task ``i``.  A report is a message ``(i, "ok", payload, left)``
-    (payload: verdict, evidence, figure data, seconds, traceback, summary; left: the processes
-    the check left running) or ``(i, "failed", traceback, left)``.  No report and a dead worker,
-    or no report past the limit (``timeout``, else the claim's declared ``timeout``), give an
-    ``error`` result naming the reason.
+    ``claims[i]`` is the claim of task ``i``.  The worker must send exactly one report, a JSON
+    message checked by :func:`dpverify.claims.protocol.read_result`, for the task it was given,
+    and then exit with code 0.  A malformed message, a report for another task or a second
+    message is an ``error`` ("the worker sent a malformed message"); so is no report from a
+    dead worker, or no exit past the limit (``timeout``, else the claim's declared ``timeout``).
     """
     i, t0 = w.current
     c = claims[i]
     now = time.perf_counter()
-    if w.results.poll():
-        try:
-            j, kind, payload, left = w.results.recv()
-        except (EOFError, OSError):  # the worker died without reporting
-            w.proc.join(timeout=5)
-            return failed_result(c, now - t0, exit_reason(w.proc)), True
-        if kind != "ok" or j != i:
-            last = (str(payload).strip().splitlines() or ["no message"])[-1]
-            return failed_result(c, now - t0, last, str(payload)), True
-        verdict, ev, fig, secs, err, summary = payload
-        r = Result(c, Outcome(Verdict(verdict), ev, fig, summary, ev.get("route")), secs, err)
-        changed = guard.changed()
-        why = (f"the check of {c.id} modified {changed} (a file of the claims' source tree)" if changed else
-               f"the check of {c.id} left {left} process(es) running (ended with its worker)" if left else None)
-        if why is not None:
-            r = Result(c, with_route(c, Outcome(Verdict.ERROR, {**ev, "error": why, "returned_verdict": verdict},
-                                                fig, summary=why)), secs, f"ContainmentError: {why}")
-        return r, bool(left)
-    if not w.proc.is_alive():
+    alive = w.proc.is_alive()  # before reading: whatever a dead worker sent is in the pipe now
+    try:
+        while w.results.poll():
+            msg = read_result(w.results, i)
+            if w.got is not None:
+                raise ProtocolError("a second message")
+            w.got = msg
+    except EOFError:  # closed: the worker ended (its exit is looked at below)
+        pass
+    except ProtocolError as exc:
+        kill_group(w.proc)
+        return failed_result(c, now - t0, f"the worker sent a malformed message ({exc})")
+    if not alive:
         w.proc.join(timeout=5)
-        return failed_result(c, now - t0, exit_reason(w.proc)), True
+        if w.got is None:
+            return failed_result(c, now - t0, exit_reason(w.proc))
+        if w.proc.exitcode != 0:
+            return failed_result(c, now - t0, exit_reason(w.proc).replace("before", "after"))
+        return _reported(c, w.got, now - t0)
     limit = timeout if timeout is not None else c.timeout
     if now - t0 > limit:
         where = stack_of(w.proc, w.stack_file, run)
         kill_group(w.proc)
         why = f"the check timed out: it ran past its {limit:g} s limit"
-        r = Result(c, with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=why)),
-                   now - t0, f"TimeoutError: claim {c.id} ran past its {limit:g} s limit (exceeded {limit:g} s)"
-                   + (f"; it was stopped here:\n{where}" if where else ""))
-        return r, True
-    return None, False
+        return Result(c, with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=why)),
+                      now - t0, f"TimeoutError: claim {c.id} ran past its {limit:g} s limit (exceeded {limit:g} s)"
+                      + (f"; it was stopped here:\n{where}" if where else ""))
+    return None
+
+
+def _reported(c: Claim, msg: dict, seconds: float) -> Result:
+    """The result a well-formed report gives."""
+    if msg["kind"] != "ok":
+        last = (msg["traceback"].strip().splitlines() or ["no message"])[-1]
+        return failed_result(c, seconds, last, msg["traceback"])
+    ev = msg["evidence"]
+    try:
+        r = Result(c, Outcome(Verdict(msg["verdict"]), ev, msg["figure"], msg["summary"], ev.get("route")),
+                   msg["seconds"], msg["error"])
+    except (ValueError, TypeError) as exc:  # a route or field no check can return
+        return failed_result(c, seconds, f"the worker sent a malformed message ({type(exc).__name__}: {exc})")
+    if msg["left"]:
+        return contained(r, None, msg["left"])
+    return r
+
+
+def contained(r: Result, changed: str | None, left: int) -> Result:
+    """``r``, or an ``error`` when a file of the claims' source tree ``changed`` (its name) while
+    the check ran, or the check left ``left`` processes running."""
+    c, out = r.claim, r.outcome
+    why = (f"the check of {c.id} modified {changed} (a file of the claims' source tree)" if changed else
+           f"the check of {c.id} left {left} process(es) running (ended with its worker)" if left else None)
+    if why is None or out.verdict is Verdict.ERROR:
+        return r
+    ev = {**dict(out.evidence), "error": why, "returned_verdict": out.verdict.value}
+    return Result(c, with_route(c, Outcome(Verdict.ERROR, ev, out.figure_data, summary=why)), r.seconds,
+                  f"ContainmentError: {why}")
 
 
 def exit_reason(proc: Any) -> str:
@@ -121,8 +148,8 @@ def leftover_children() -> int:
 def claim_files(claims: Iterable[Claim]) -> list[str]:
     """The files that define the claims' checks (the claims' source tree)."""
     files = set()
-    for c in claims:
-        mod = sys.modules.get(getattr(c.check, "__module__", None) or "")
+    for name in {getattr(c.check, "__module__", None) or "" for c in claims}:  # each module once
+        mod = sys.modules.get(name)
         f = getattr(mod, "__file__", None)
         if f and os.path.isfile(f):
             files.add(os.path.realpath(f))
@@ -130,19 +157,24 @@ def claim_files(claims: Iterable[Claim]) -> list[str]:
 
 
 class FileGuard:
-    """Hashes of files taken before the run; :meth:`changed` names the first that differs now."""
+    """Hashes of files taken before the run, and (``tree``) a snapshot of the folders they are in;
+    :meth:`changed` names the first file that differs now (:mod:`dpverify.claims.treeguard`)."""
 
-    def __init__(self, files: list[str]) -> None:
+    def __init__(self, files: list[str], tree: bool = False) -> None:
         files = [files] if isinstance(files, (str, os.PathLike)) else list(files)  # one path is one file
         self.hashes = {os.fspath(f): _digest(os.fspath(f)) for f in files}
+        self.tree = TreeSnapshot(source_folders(self.hashes)) if tree else None
+        for note in self.tree.notes if self.tree is not None else ():
+            print(f"note: {note}", file=sys.stderr)
 
     def changed(self) -> str | None:
+        found = self.tree.changed() if self.tree is not None else None
         for f, h in self.hashes.items():
             now = _digest(f)
             if now != h:
                 self.hashes[f] = now  # blame one claim per change
-                return f
-        return None
+                found = found or f
+        return found
 
 
 def _digest(path: str) -> str | None:
@@ -155,10 +187,9 @@ def _digest(path: str) -> str | None:
 
 def kill_group(proc: Any) -> None:
     """Kill a worker and the processes it started (its process group)."""
-    try:
-        if os.getpgid(proc.pid) == proc.pid:
+    try:  # the worker made itself a group leader; the group outlives it while its children run
+        if proc.pid is not None and proc.pid != os.getpgrp():
             os.killpg(proc.pid, signal.SIGKILL)
-            return
     except (OSError, AttributeError, TypeError):
         pass
     if proc.is_alive():

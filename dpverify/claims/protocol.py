@@ -1,0 +1,196 @@
+"""What a worker may send its supervisor, and what the supervisor does to stay the only writer of stdout.
+
+A worker runs a user's check, so nothing it sends is trusted: a message is the bytes of one JSON
+object (never a pickle, which would run code in the parent when read), at most
+:data:`MAX_MESSAGE` bytes, and :func:`read_result` accepts it only if it has exactly the fields and
+types of a report (:func:`encode_result`), the index the worker was given, and a verdict among the
+:class:`~dpverify.claims.model.Verdict` values.  Anything else, or a second message, is a
+:class:`ProtocolError`: the parent makes the claim an ``error`` ("the worker sent a malformed
+message") and ends the worker.
+
+:func:`quiet_stdout` is called in every worker before a check runs: file descriptor 1 then points
+where 2 does, so what a check prints (``print``, ``os.write(1, ...)``) goes to stderr and the
+parent alone writes stdout (``verify --json`` output cannot be preceded by a check's text).
+
+:func:`become_subreaper` (Linux only; a no-op elsewhere) makes the parent adopt the processes a
+check leaves behind even after a double fork and ``setsid``, so :func:`stray_children` can find
+and end them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from dpverify.claims.model import Verdict
+
+#: No Python API: the message format of :mod:`dpverify.claims.supervisor` and its workers.
+__all__: list[str] = []
+
+#: Largest message a worker may send (bytes).
+MAX_MESSAGE = 64 * 2**20
+
+_VERDICTS = frozenset(v.value for v in Verdict)
+
+
+class ProtocolError(Exception):
+    """A worker sent something that is not the one report it was asked for."""
+
+
+def send(conn: Any, msg: dict) -> None:
+    """Send ``msg`` as the bytes of one JSON object."""
+    conn.send_bytes(json.dumps(msg, allow_nan=False).encode("utf-8"))
+
+
+def encode_result(i: int, kind: str, payload: Any, left: int) -> dict:
+    """A report: task ``i``, ``kind`` "ok" (payload: verdict, evidence, figure, seconds, error,
+    summary) or "failed" (payload: a traceback), and ``left`` processes the check left running."""
+    if kind == "ok":
+        verdict, ev, fig, secs, err, summary = payload
+        body = {"verdict": verdict, "evidence": ev, "figure": fig, "seconds": float(secs),
+                "error": err, "summary": summary}
+    else:
+        body = {"traceback": str(payload)}
+    return {"i": int(i), "kind": kind, "left": int(left), **body}
+
+
+def read_result(conn: Any, expected: int) -> dict:
+    """One message from ``conn``, checked to be the report of task ``expected``; else ProtocolError."""
+    try:
+        raw = conn.recv_bytes(maxlength=MAX_MESSAGE)
+    except OSError as exc:  # longer than MAX_MESSAGE, or a broken frame
+        raise ProtocolError(f"an unreadable message ({exc})") from None
+    try:
+        msg = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ProtocolError(f"not JSON ({type(exc).__name__})") from None
+    check_result(msg, expected)
+    return msg
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def check_result(msg: Any, expected: int) -> None:
+    """Raise ProtocolError unless ``msg`` is a well-formed report of task ``expected``."""
+    if not isinstance(msg, dict):
+        raise ProtocolError(f"a {type(msg).__name__}, not a report")
+    kind = msg.get("kind")
+    keys = ({"i", "kind", "left", "verdict", "evidence", "figure", "seconds", "error", "summary"} if kind == "ok"
+            else {"i", "kind", "left", "traceback"} if kind == "failed" else None)
+    if keys is None or set(msg) != keys:
+        raise ProtocolError("a message without the fields of a report")
+    i, left = msg["i"], msg["left"]
+    if type(i) is not int or i != expected:
+        raise ProtocolError(f"a report for task {i!r:.40} while it was given task {expected}")
+    if type(left) is not int or not 0 <= left < 2**31:
+        raise ProtocolError("a report with a bad count of processes left running")
+    if kind == "failed":
+        if not isinstance(msg["traceback"], str):
+            raise ProtocolError("a failure report without a traceback")
+        return
+    secs = msg["seconds"]
+    ok = (isinstance(msg["verdict"], str) and msg["verdict"] in _VERDICTS and isinstance(msg["evidence"], dict)
+          and isinstance(secs, float) and math.isfinite(secs) and secs >= 0
+          and (msg["error"] is None or isinstance(msg["error"], str))
+          and (msg["summary"] is None or isinstance(msg["summary"], str)))
+    if not ok:
+        raise ProtocolError("a report whose verdict, evidence, seconds, error or summary has the wrong type")
+
+
+def quiet_stdout() -> None:
+    """Point file descriptor 1 (and ``sys.stdout``) at stderr: a worker never writes stdout."""
+    try:
+        os.dup2(2, 1)
+    except OSError:  # no stderr: drop what is printed
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    sys.stdout = sys.stderr
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (Linux ``PR_SET_CHILD_SUBREAPER``); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def children(zombies: bool = False) -> set[int]:
+    """The process ids of this process's living (and with ``zombies``, ended) children (Linux ``/proc``)."""
+    me, out = str(os.getpid()), set()
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return out
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 1 and fields[1] == me and (zombies or fields[0] != "Z"):
+            out.add(int(p))
+    return out
+
+
+def _wait_gone(pids: set[int], seconds: float = 2.0) -> None:
+    """Collect the exit status of killed children (not workers), waiting up to ``seconds`` for them."""
+    deadline = time.monotonic() + seconds
+    left = set(pids)
+    while left:
+        for pid in list(left):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    left.discard(pid)
+            except (ChildProcessError, OSError):  # not ours (any more)
+                left.discard(pid)
+        if left:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.005)
+
+
+def end_group(pgid: int, keep: set[int]) -> None:
+    """After a worker's process group ``pgid`` was killed: collect the members this process
+    adopted (subreaper), so they are not taken for processes the next check left."""
+    mine = set()
+    for pid in children(zombies=True) - keep - {pgid}:
+        try:
+            if os.getpgid(pid) == pgid:
+                mine.add(pid)
+        except OSError:
+            continue
+    _wait_gone(mine)
+
+
+def end_strays(before: set[int], keep: set[int]) -> int:
+    """Kill (with their process groups) the children of this process that are neither in ``before``
+    (there before the run) nor in ``keep`` (live workers) nor in a live worker's process group;
+    how many there were."""
+    strays = set()
+    for pid in children() - before - keep:
+        try:
+            group = os.getpgid(pid)
+            if group in keep:  # in a live worker's group: ended with that worker
+                continue
+            strays.add(pid)
+            if group != os.getpgrp():  # never this process's own group
+                os.killpg(group, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # gone meanwhile
+            pass
+    _wait_gone(strays)
+    return len(strays)
