@@ -246,6 +246,7 @@ def _run(args: argparse.Namespace, mech, pairs, stat, claimed):
         from concurrent.futures import ProcessPoolExecutor
 
         from dpverify.audit.contained import ContainedExecutor
+        from dpverify.audit.supervised import forget_channel  # workers close the supervisor's channel
         from dpverify.mechanisms.sampling import name_of
 
         try:  # the worker processes receive the mechanism and the statistic by pickling
@@ -258,7 +259,7 @@ def _run(args: argparse.Namespace, mech, pairs, stat, claimed):
         # a worker that dies is a MechanismError naming it, not a BrokenProcessPool traceback
         fork = "fork" in multiprocessing.get_all_start_methods()
         pool = ContainedExecutor(ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context(
-            "fork" if fork else None)), name_of(mech))
+            "fork" if fork else None), initializer=forget_channel), name_of(mech))
     try:
         # the budget is per input, so the draws over all inputs are only known as the audit goes:
         # the total follows the audit's plan
@@ -285,6 +286,7 @@ def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str, note
     searched and where the claim came from) or the notes and the table; every string quoted exactly
     (:mod:`dpverify.console`: no markup, no emoji codes)."""
     from dpverify.audit.render import audit_json, print_audit
+    from dpverify.audit.supervised import report_stream
     from dpverify.console import make_console, quote
 
     if args.json:
@@ -293,10 +295,9 @@ def _print_audit(args: argparse.Namespace, r, claimed: float, verdict: str, note
             out["domain"] = domain
         out["claim_source"] = "stated by the mechanism" if any(n.startswith("claim:") for n in notes) else "--epsilon"
         out["notes"] = notes
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
-        print()
+        report_stream().write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
         return
-    console = make_console()
+    console = make_console(file=report_stream())
     for note in notes:
         console.print(quote(note), soft_wrap=True)
     print_audit(console, r, claimed=claimed, verdict=verdict, mechanism=args.mechanism)
@@ -313,6 +314,7 @@ def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat, notes: list) -> int
     from dpverify.audit.errors import MechanismError
     from dpverify.audit.render import print_zcdp, zcdp_json
     from dpverify.audit.renyi import audit_zcdp
+    from dpverify.audit.supervised import report_stream
 
     rho = check_real(args.zcdp, "--zcdp", positive=True)
     if isinstance(stat, str) and stat != "auto":
@@ -336,10 +338,9 @@ def _audit_zcdp(args: argparse.Namespace, mech, pairs, stat, notes: list) -> int
         out = zcdp_json(r, pair=pair, samples=args.samples, seconds=time.perf_counter() - t0, seed=args.seed,
                         mechanism=args.mechanism, params=_params(args.param))
         out["pair_choice"], out["notes"] = choice, notes
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
-        print()
+        report_stream().write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     else:
-        console = make_console()
+        console = make_console(file=report_stream())
         for note in notes:
             console.print(quote(note), soft_wrap=True)
         print_zcdp(console, r, pair=pair, mechanism=args.mechanism)

@@ -19,9 +19,79 @@ Example
 
 from __future__ import annotations
 
+import json
+
 from dpverify.audit.errors import MechanismError
 
-__all__ = ["ContainedExecutor", "ContainedFuture", "task_mechanism_name", "worker_death"]
+__all__ = ["ContainedExecutor", "ContainedFuture", "USAGE_ERRORS", "channel_frames", "task_mechanism_name",
+           "worker_death"]
+
+#: the exception classes a supervised child reports by name: bad input (one line, exit status 2)
+USAGE_ERRORS = {c.__name__: c for c in (FileNotFoundError, OSError, MemoryError, OverflowError, ValueError, TypeError)}
+MAX_FRAME = 1 << 28  # 256 MiB: a longer length prefix is a malformed stream
+
+
+_SCHEMA = {"call": {"thread": (int,), "call": (str, type(None))},
+           "result": {"status": (int,), "stdout": (str,), "stderr": (str,)},
+           "raised": {"class": (str,), "message": (str,), "stdout": (str,), "stderr": (str,)},
+           "ended": {"why": (str,), "stdout": (str,), "stderr": (str,)}}
+_OPTIONAL = {"raised": {"type": (str,), "traceback": (str,), "strerror": (str, type(None)),
+                        "filename": (str, type(None))}}
+
+
+def _valid(frame, token: str) -> bool:
+    """Whether ``frame`` is one the supervisor sends: a dict with the token, a known kind and exactly
+    that kind's fields, of their types."""
+    import hmac
+
+    if not isinstance(frame, dict) or frame.get("kind") not in _SCHEMA:
+        return False
+    given = frame.get("token")
+    if not isinstance(given, str) or not hmac.compare_digest(given.encode("utf-8", "surrogatepass"),
+                                                             token.encode("utf-8", "surrogatepass")):
+        return False
+    need, may = _SCHEMA[frame["kind"]], _OPTIONAL.get(frame["kind"], {})
+    keys = set(frame) - {"kind", "token"}
+    if not set(need) <= keys <= set(need) | set(may):
+        return False
+    types = {**need, **may}
+    if not all(type(frame[k]) in types[k] for k in keys):  # exact types: no bool for an int
+        return False
+    if frame["kind"] == "raised":
+        cls = frame["class"]
+        return cls in USAGE_ERRORS or cls == "MechanismError" or (cls == "internal" and frame.get("type", "").isidentifier())
+    return frame["kind"] != "result" or 0 <= frame["status"] <= 255
+
+
+def channel_frames(data: bytes, token: str) -> list | None:
+    """The frames of a supervised child's channel (:mod:`dpverify.audit.supervised`), None when the
+    stream is malformed: a bad length, a frame that is not valid JSON, lacks ``token`` or breaks the
+    schema, a frame after the final one, bytes left over.  Nothing is unpickled or evaluated.
+
+    Example
+    -------
+    >>> import json
+    >>> body = json.dumps({"kind": "call", "thread": 1, "call": None, "token": "t"}).encode()
+    >>> frame = len(body).to_bytes(8, "little") + body
+    >>> channel_frames(frame, "t")[0]["kind"], channel_frames(frame, "u"), channel_frames(frame[:-1], "t")
+    ('call', None, None)
+    """
+    if not isinstance(data, bytes) or not isinstance(token, str):
+        raise TypeError(f"data must be bytes and token a str, got {type(data).__name__} and {type(token).__name__}")
+    out, at = [], 0
+    while at < len(data):
+        size = int.from_bytes(data[at:at + 8], "little")
+        if len(data) < at + 8 or size > MAX_FRAME or len(data) < at + 8 + size:
+            return None
+        try:
+            frame = json.loads(data[at + 8:at + 8 + size].decode("utf-8"))
+        except (ValueError, RecursionError):
+            return None
+        if not _valid(frame, token) or (out and out[-1]["kind"] != "call"):
+            return None
+        out.append(frame)
+        at += 8 + size
+    return out
 
 
 def worker_death(exc: BaseException) -> bool:
@@ -36,6 +106,8 @@ def worker_death(exc: BaseException) -> bool:
     """
     from concurrent.futures import BrokenExecutor
 
+    if not isinstance(exc, BaseException):
+        raise TypeError(f"exc must be an exception, got a {type(exc).__name__}")
     return isinstance(exc, BrokenExecutor) or type(exc).__name__ in ("KilledWorker", "WorkerLostError")
 
 
@@ -59,6 +131,8 @@ def task_mechanism_name(task) -> str | None:
     """
     from dpverify.mechanisms.sampling import name_of
 
+    if not (callable(task) or hasattr(task, "mechanism") or hasattr(task, "job")):  # what an executor runs, or a job
+        raise TypeError(f"task must be a chunk or screening task (callable) or job, got a {type(task).__name__}")
     task = getattr(task, "__self__", task)  # a bound method of a job: the job
     mech = getattr(task, "mechanism", None)
     if mech is None:

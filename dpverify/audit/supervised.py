@@ -1,16 +1,28 @@
 """Supervision of a command's work: a mechanism that ends its process is an error, never a verdict.
 
-A mechanism (or a statistic) is user code.  :func:`dpverify.mechanisms.checked_sample` turns what it
-*raises* — an exception, ``SystemExit``, ``GeneratorExit`` — into a :class:`MechanismError`, and
-:mod:`dpverify.audit.contained` turns a worker process it ends into one; what ends the command's own
-process is handled here.  :func:`run_supervised` runs the work in a forked child process in its own
-process group; the parent only waits.  The child sends its exit status (or the exception it raised,
-which the parent raises again) over a pipe before it exits, and names each mechanism call it
-begins and ends (:func:`dpverify.mechanisms.sampling.observe_calls`).  A child that ends without
-reporting — it called ``os._exit``, received a signal, crashed — is a :class:`MechanismError` naming
-what ended it and the mechanism call under way.  Ctrl-C (SIGINT) or SIGTERM to the parent ends the
-child's whole process group (its worker processes too): exit status 130 (143).
-:func:`supervise_command` is the entry point of ``dpverify audit``.
+:func:`dpverify.mechanisms.checked_sample` turns what a mechanism *raises* into a
+:class:`MechanismError`, :mod:`dpverify.audit.contained` a worker process it ends; what ends the
+command's own process is handled here.  :func:`run_supervised` runs the work in a forked child in its
+own process group.  In the child, fd 1 is a copy of fd 2 and ``sys.stdout`` is ``sys.stderr`` before
+any user code runs (the mechanism's import included); the command writes its report to
+:func:`report_stream`, a buffer.  The child sends frames on a pipe — an 8-byte length, then a JSON
+object carrying the run's random token: the mechanism calls it begins and ends
+(:func:`dpverify.mechanisms.sampling.observe_calls`), then one final frame: the report text and the
+status, or the exception raised as (class, message), or how the work ended (``SystemExit`` outside
+the sampling; ``KeyboardInterrupt``: the child is in its own process group, so a terminal's Ctrl-C
+never reaches it).  The parent unpickles and evaluates nothing: it accepts the final frame only if
+every frame has the token and the strict schema
+(:func:`dpverify.audit.contained.channel_frames`), the final frame is last, and the
+child then exits with status 0 by itself; then it alone writes stdout.  Anything else is a
+:class:`MechanismError` (exit status 2).  Process-pool workers close the channel first
+(:func:`forget_channel`, their initializer).
+
+So exits, signals, crashes, stray writes (a fake report on fd 1, frames without the token on the
+pipe) and pool workers cannot end an audit with status 0 or 1.  What remains: code running in the
+child itself can read the token and the channel from its own memory and forge the final frame (no
+supervisor tells a process's own code from its audit); and a mechanism can signal the command's
+process (``os.getppid()``): SIGKILL ends it (status -9/137, never 0 or 1), SIGINT is taken as
+Ctrl-C.  Ctrl-C (SIGINT) or SIGTERM to the parent ends the child's process group: status 130 (143).
 
 Example
 -------
@@ -20,93 +32,137 @@ Example
 
 from __future__ import annotations
 
+import io
+import json
 import os
-import pickle
 import select
 import signal
 import sys
+import threading
 from typing import Callable
 
+from dpverify.audit.contained import USAGE_ERRORS as _USAGE, channel_frames
 from dpverify.audit.errors import MechanismError
 
-__all__ = ["run_supervised", "supervise_command"]
+__all__ = ["forget_channel", "report_stream", "run_supervised", "supervise_command"]
 
 _CHUNK = 1 << 16
+_CHANNEL: list = [None]  # (fd, token, lock) in the supervised child; None elsewhere
+_REPORT: list = [None]  # the report buffer in the supervised child
 
 
-def _child(work: Callable[[], int], fd: int) -> None:
-    """The forked child: run ``work`` and send ``("status", int)`` or ``("raised", exc)``; never returns."""
-    code = 0
+def report_stream():
+    """Where a supervised command writes its report: the buffer sent to the parent in the supervised
+    child, else ``sys.stdout``.
+
+    Example
+    -------
+    >>> report_stream() is sys.stdout
+    True
+    """
+    return _REPORT[0] if _REPORT[0] is not None else sys.stdout
+
+
+def forget_channel() -> None:
+    """Close the supervisor's channel in this process (a process-pool worker forked by the child: its
+    initializer), so that what runs here cannot write to it; nothing when there is none.
+
+    Example
+    -------
+    >>> forget_channel()
+    """
+    channel, _CHANNEL[0], _REPORT[0] = _CHANNEL[0], None, None
+    from dpverify.mechanisms.sampling import observe_calls
+
+    observe_calls(None)
+    if channel is not None:
+        try:
+            os.close(channel[0])
+        except OSError:
+            pass
+
+
+class _Report(io.StringIO):
+    """The report buffer: a terminal when the command's stdout is one (so it renders the same)."""
+
+    def __init__(self, tty: bool):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def _send(frame: dict) -> None:
+    channel = _CHANNEL[0]
+    if channel is None:
+        return
+    fd, token, lock = channel
+    data = json.dumps({**frame, "token": token}).encode()
+    data = len(data).to_bytes(8, "little") + data
+    with lock:
+        while data:
+            data = data[os.write(fd, data):]
+
+
+def _outcome(work: Callable[[], int]) -> dict:
+    """Run ``work`` (the child's stdout is its stderr); the final frame."""
+    try:
+        return {"kind": "result", "status": int(work() or 0), "stdout": report_stream().getvalue()}
+    except MechanismError as exc:
+        return {"kind": "raised", "class": "MechanismError", "message": str(exc)}
+    except Exception as exc:
+        import traceback
+
+        base = next((c for c in _USAGE if isinstance(exc, _USAGE[c])), None)
+        frame = {"kind": "raised", "class": base or "internal", "type": type(exc).__name__, "message": str(exc),
+                 "traceback": "".join(traceback.format_exception(exc))}
+        if isinstance(exc, OSError):
+            frame.update(strerror=exc.strerror, filename=None if exc.filename is None else str(exc.filename))
+        return frame
+    except SystemExit as exc:  # something outside the sampling called sys.exit
+        return {"kind": "ended", "why": f"raised SystemExit({exc.code!r})"}
+    except BaseException as exc:  # KeyboardInterrupt included: the terminal's Ctrl-C goes to the parent's group
+        return {"kind": "ended", "why": f"raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")}
+
+
+def _child(work: Callable[[], int], fd: int, token: str, tty: bool) -> None:
+    """The forked child: run ``work`` and send its final frame; never returns."""
+    code = 70
     try:
         os.setpgid(0, 0)  # its own group: ending it also ends the worker processes it starts
+        os.dup2(2, 1)  # what user code writes to fd 1 goes to stderr: the parent alone writes stdout
+        captured = _capture()
+        sys.stdout = sys.stderr
+        _CHANNEL[0], _REPORT[0] = (fd, token, threading.Lock()), _Report(tty)
         from dpverify.mechanisms.sampling import observe_calls
 
-        import threading
-
-        observe_calls(lambda call: _send(fd, ("call", threading.get_ident(), call)))
-        captured = _capture()
-        try:
-            msg = ("status", int(work() or 0))
-        except Exception as exc:  # re-raised by the parent: the command's usual one-line errors
-            import traceback
-
-            msg = ("raised", exc, "".join(traceback.format_exception(exc)))
-        except SystemExit as exc:  # something outside the sampling called sys.exit
-            msg = ("ended", f"raised SystemExit({exc.code!r})")
-        except KeyboardInterrupt:
-            msg = ("status", 130)
-        except BaseException as exc:
-            msg = ("ended", f"raised {type(exc).__name__}: {exc}")
+        observe_calls(lambda call: _send({"kind": "call", "thread": threading.get_ident(), "call": call}))
+        frame = _outcome(work)
         observe_calls(None)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        for which, buffer in captured.items():  # what was written to streams that are not files
-            _send(fd, ("text", which, buffer.getvalue()))
-        _send(fd, msg)
+        try:
+            sys.stderr.flush()
+        except Exception:
+            pass
+        frame["stderr"] = captured.getvalue() if captured is not None else ""
+        frame.setdefault("stdout", "")
+        _send(frame)
+        code = 0
     except BaseException:
         code = 70
     finally:
         os._exit(code)
 
 
-def _capture() -> dict:
-    """Replace ``sys.stdout``/``sys.stderr`` by buffers where they are not files (a test's capture):
-    their text is sent to the parent at the end; file streams are shared as they are."""
-    import io
-
-    captured = {}
-    for which in ("stdout", "stderr"):
-        try:
-            getattr(sys, which).fileno()
-        except Exception:
-            captured[which] = io.StringIO()
-            setattr(sys, which, captured[which])
-    return captured
-
-
-def _send(fd: int, msg: tuple) -> None:
+def _capture():
+    """Replace ``sys.stderr`` by a buffer where it is not a file (a test's capture): its text goes in
+    the final frame; a file stream is shared as it is."""
     try:
-        data = pickle.dumps(msg)
-        pickle.loads(data)  # an exception class may pickle but not unpickle
-    except Exception:  # an exception that does not pickle: its text
-        data = pickle.dumps(("raised", RuntimeError(f"{type(msg[1]).__name__}: {msg[1]}"), msg[-1]))
-    frame = len(data).to_bytes(8, "little") + data
-    while frame:
-        frame = frame[os.write(fd, frame):]
-
-
-def _frames(data: bytes) -> list:
-    out = []
-    while len(data) >= 8:
-        size = int.from_bytes(data[:8], "little")
-        if len(data) < 8 + size:
-            break
-        out.append(pickle.loads(data[8:8 + size]))
-        data = data[8 + size:]
-    return out
+        sys.stderr.fileno()
+        return None
+    except Exception:
+        sys.stderr = io.StringIO()
+        return sys.stderr
 
 
 def _ended(status: int) -> str:
@@ -118,14 +174,15 @@ def _ended(status: int) -> str:
 
 
 def run_supervised(work: Callable[[], int], name: str) -> int:
-    """Run ``work()`` in a forked child and return its exit status; raise here what it raised.
+    """Run ``work()`` in a forked child; print its report on stdout and return its exit status; raise
+    here what it raised (as its class and message).
 
     Parameters
     ----------
     work : callable returning an int
-        The command's work (it prints its own output; stdout and stderr are shared).
+        The command's work: it writes its report to :func:`report_stream` (its stdout is its stderr).
     name : str
-        The mechanism's name, for the message when the child ends without reporting.
+        The mechanism's name, for the message when the child ends without a valid report.
 
     Returns
     -------
@@ -135,8 +192,9 @@ def run_supervised(work: Callable[[], int], name: str) -> int:
     Raises
     ------
     MechanismError
-        The child ended without reporting (``os._exit``, a signal, a crash), or the mechanism
-        ended it in another way (a ``SystemExit`` outside the sampling).
+        No valid final frame, or the child did not exit with status 0 after it (see the module).
+    ValueError, TypeError, OSError, MemoryError, OverflowError
+        What ``work`` raised of these classes (bad input), with its message.
 
     Example
     -------
@@ -152,14 +210,17 @@ def run_supervised(work: Callable[[], int], name: str) -> int:
     ...     print(e)
     mechanism 'stop' ended the process (exit status 3) in sample(data=0, rng, n=5); the audit has no verdict
     """
+    import secrets
+
     _check(work, name)
     for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
         stream.flush()
+    token, tty = secrets.token_hex(16), bool(getattr(sys.stdout, "isatty", lambda: False)())
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
-        _child(work, w)
+        _child(work, w, token, tty)
     os.close(w)
     ended = _Ended()
     old = signal.signal(signal.SIGTERM, ended.raise_) if _main_thread() else None
@@ -173,30 +234,58 @@ def run_supervised(work: Callable[[], int], name: str) -> int:
             signal.signal(signal.SIGTERM, old)
         os.close(r)
         _kill(pid)  # the child (if still running) and the leftovers of its group (worker processes)
-    frames = _frames(data)
-    for frame in frames:
-        if frame[0] == "text":
-            getattr(sys, frame[1]).write(frame[2])
-    frames = [f for f in frames if f[0] != "text"]
-    last = frames[-1] if frames and frames[-1][0] != "call" else None
-    if last is not None and last[0] == "status":
-        return last[1]
-    if last is not None and last[0] == "raised":
-        last[1].add_note(f"raised in the supervised child process:\n{last[2]}")
-        raise last[1]
+    return _outcome_in_parent(channel_frames(data, token), status, name)
+
+
+def _outcome_in_parent(frames: list | None, status: int, name: str) -> int:
+    """Print the final frame's report and return its status, or raise what it says."""
+    if frames is None:
+        raise MechanismError(f"mechanism {name!r}: its audit's report channel holds data the supervisor did not "
+                             "send (written by the mechanism or its processes); the audit has no verdict")
+    last = frames[-1] if frames and frames[-1]["kind"] != "call" else None
+    if last is not None and status != 0:  # the final frame stands only if the child then exits by itself
+        raise MechanismError(f"mechanism {name!r}: its audit {_ended(status).replace('ended the process', 'was ended')}"
+                             " after it sent its report; the audit has no verdict")
+    if last is not None:
+        sys.stderr.write(last["stderr"])
+    if last is not None and last["kind"] == "result":
+        sys.stdout.write(last["stdout"])
+        sys.stdout.flush()
+        return last["status"]
+    if last is not None and last["kind"] == "raised":
+        raise _rebuilt(last)
     open_calls, begun = {}, None  # the mechanism calls under way when it ended (by thread), the last begun
-    for f in frames:
-        if f[0] == "call" and f[2] is None:
-            open_calls.pop(f[1], None)
-        elif f[0] == "call":
-            open_calls[f[1]], begun = f[2], f[2]
+    for f in frames[:-1] if last is not None else frames:
+        if f["call"] is None:
+            open_calls.pop(f["thread"], None)
+        else:
+            open_calls[f["thread"]], begun = f["call"], f["call"]
     raise MechanismError(_death_message(name, last, status, list(open_calls.values()), begun))
 
 
+def _rebuilt(frame: dict) -> Exception:
+    """The child's exception as its class (a usage error, MechanismError) or, for a defect, an
+    exception of the same name carrying the child's traceback."""
+    cls, message = frame["class"], frame["message"]
+    if cls == "MechanismError":
+        return MechanismError(message)
+    if cls in _USAGE:
+        exc = _USAGE[cls](message)
+        if isinstance(exc, OSError):
+            exc.strerror, exc.filename = frame.get("strerror"), frame.get("filename")
+        return exc
+    exc = type(frame["type"], (Exception,), {"__module__": __name__})(message)
+    exc.add_note(f"raised in the supervised child process:\n{frame.get('traceback', '')}")
+    return exc
+
+
 def _death_message(name: str, last, status: int, under_way: list, begun: str | None) -> str:
-    """Why the child ended without a status: in which call of the mechanism, or outside its calls."""
+    """Why the child ended without a report: in which call of the mechanism, or outside its calls."""
+    if last is not None and (under_way or last["why"].startswith("raised KeyboardInterrupt")):
+        where = f" in {under_way[-1]}" if under_way else f" (after {begun})" if begun else ""
+        return f"mechanism {name!r} {last['why']}{where}; the audit has no verdict"  # the mechanism's
     if last is not None:  # it raised SystemExit or another BaseException outside checked_sample
-        return (f"mechanism {name!r}: its audit {last[1]} outside the mechanism's calls (in a statistic, "
+        return (f"mechanism {name!r}: its audit {last['why']} outside the mechanism's calls (in a statistic, "
                 "a relation or a factory); the audit has no verdict")
     why = _ended(status)
     if under_way:
@@ -209,9 +298,9 @@ def _death_message(name: str, last, status: int, under_way: list, begun: str | N
 
 
 def supervise_command(work: Callable[[], int], name: str) -> int:
-    """A command's ``work()`` (it prints its own output), supervised by :func:`run_supervised` when
-    stdout and stderr are files (a terminal, a pipe, a file: every run of a command); in this
-    process when a Python caller replaced them by in-memory streams (to capture the output).
+    """A command's ``work()`` (it writes its report to :func:`report_stream`), supervised by
+    :func:`run_supervised` when stdout and stderr are files (a terminal, a pipe, a file: every run of
+    a command); in this process when a Python caller replaced them by in-memory streams.
 
     Warnings the child raises are shown after it succeeds, never before an error (as
     ``dpverify.cli.main`` does in-process: its record of warnings does not reach back from a child).
@@ -264,8 +353,6 @@ class _Ended:
 
 
 def _main_thread() -> bool:
-    import threading
-
     return threading.current_thread() is threading.main_thread()
 
 

@@ -86,7 +86,7 @@ MODES = {"eps-jobs1": ["--epsilon", "1", "--jobs", "1"], "eps-jobs2": ["--epsilo
 GOOD = {("rr", "eps-jobs1"): 0, ("rr", "eps-jobs2"): 0, ("rr", "zcdp"): 0,
         ("rr_leak", "eps-jobs1"): 1, ("rr_leak", "eps-jobs2"): 1, ("rr_leak", "zcdp"): 1}
 STATISTICS = {"stat_exit": "its audit was ended (exit status 4) outside the mechanism's calls (after sample(",
-              "stat_sys_exit": "its audit raised SystemExit(1) outside the mechanism's calls"}
+              "stat_sys_exit": "statistic raised SystemExit: 1"}  # raised: a MechanismError of the chunk
 _ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "SYSTEMROOT")
 
 
@@ -160,7 +160,7 @@ def test_a_statistic_that_ends_the_process_is_an_error(table, stat):
     status, stdout, stderr = table[(stat, "eps-jobs1")]
     lines = _error_lines(stderr)
     assert status == 2 and stdout == "" and len(lines) == 1, stderr
-    assert lines[0].startswith("dpverify audit: error: mechanism 'rr': ") and STATISTICS[stat] in lines[0], lines[0]
+    assert lines[0].startswith("dpverify audit: error: ") and STATISTICS[stat] in lines[0], lines[0]
 
 
 def test_jobs_still_refuses_a_mechanism_that_does_not_pickle(table):
@@ -250,6 +250,18 @@ def test_checked_sample_turns_what_the_mechanism_raises_into_a_mechanism_error(r
 
     with pytest.raises(MechanismError, match=r"^mechanism 'mech' raised .* in sample\(data=0, rng, n=3\)$"):
         checked_sample(mech, 0, np.random.default_rng(0), 3)
+
+
+def test_a_keyboard_interrupt_of_the_mechanism_is_an_error_in_the_supervised_child():
+    """The child is in its own process group (a terminal's Ctrl-C never reaches it): a
+    KeyboardInterrupt there is the mechanism's, a MechanismError (exit status 2), not 130."""
+    from dpverify.audit.supervised import run_supervised
+
+    def kb(d, rng, n):
+        raise KeyboardInterrupt
+
+    with pytest.raises(MechanismError, match=r"^mechanism 'kb' raised KeyboardInterrupt \(after sample\(data=0"):
+        run_supervised(lambda: checked_sample(kb, 0, np.random.default_rng(0), 3), "kb")
 
 
 def test_checked_sample_lets_keyboard_interrupt_through():
