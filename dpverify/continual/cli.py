@@ -8,10 +8,11 @@ writes ONLY what is released: one column ``<NAME>_noisy_total`` (integers with t
 The private column itself is never written.  The output is checked before any work (not the
 input, not a directory, parent exists, no overwrite without ``--force``) and written atomically.
 
-The release streams: the CSV is read in chunks of ``--chunk-rows`` rows and pushed through the
-method's online release (exact running state, O(log N) memory), so memory is O(chunk).  The
-strategy needs the horizon N in advance: by default a first streaming pass counts the data rows
-and validates every one of them exactly as the release reads them (nothing is stored, no noise
+The release streams: the CSV is read in chunks of ``--chunk-rows`` rows (plain lines split in C,
+anything else by ``csv.reader``: the same records) and pushed through the method's online
+``push_many`` (exact running state, O(log N) memory), so memory is O(chunk).  The strategy
+needs the horizon N in advance: by default a first streaming pass counts the data rows and
+validates every one of them exactly as the release reads them (nothing is stored, no noise
 is drawn), so a bad row anywhere in the file is refused, naming its line, before the release
 starts; ``--horizon N`` skips that pass (the file may then hold at most N rows; the release of a
 prefix of an N-horizon stream is ε-DP; a bad row is then found when the release reaches it, and
@@ -27,35 +28,68 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
+import warnings
+from itertools import chain, islice
+
+import numpy as np
 
 _DEFAULT_CHUNK = 1 << 16
 
 
 def _open_csv(path: str):
-    from pathlib import Path
-
-    p = Path(path)
-    if not p.is_file():
+    if not os.path.isfile(path):
         raise FileNotFoundError(f"--input file not found: {path}")
-    return p.open(newline="")
+    return open(path, newline="")
 
 
-def _unreadable(path: str, reader, exc: Exception) -> ValueError:
+def _unreadable(path: str, line: int, exc: Exception) -> ValueError:
     """A CSV file that cannot be read (not text, a field beyond the csv limit, ...): one error naming it."""
     if isinstance(exc, UnicodeDecodeError):
         return ValueError(f"--input {path} is not a UTF-8 text file ({exc.reason})")
-    return ValueError(f"--input {path}: line {reader.line_num}: not a CSV file dpverify can read ({exc})")
+    return ValueError(f"--input {path}: line {line}: not a CSV file dpverify can read ({exc})")
 
 
-def _take(reader, n: int, path: str) -> list[list[str]]:
+def _take(reader, n: int, path: str, before: int = 0) -> list[list[str]]:
     """The next ``n`` rows (fewer at the end of the file); a read error names the file and line."""
-    from itertools import islice
-
     try:
         return list(islice(reader, n))
     except (csv.Error, UnicodeDecodeError) as exc:
-        raise _unreadable(path, reader, exc) from None
+        raise _unreadable(path, before + reader.line_num, exc) from None
+
+
+def _blocks(fh, n: int, path: str, before: int):
+    """``(fast, records)``: the non-empty CSV records of ``fh`` past its ``before`` header lines, in blocks.
+
+    ``csv.reader`` reads a line without ``"``, ``\\r``, NUL or more characters than the csv field
+    limit as ``line.split(",")`` (a blank line: no record), so such blocks come as lines (``fast``)
+    and are split in C; the first block with any of them hands itself and the rest of the file
+    to ``csv.reader`` (records as lists).
+    """
+    while True:
+        try:
+            lines = list(islice(fh, n))
+        except UnicodeDecodeError as exc:
+            raise _unreadable(path, 0, exc) from None
+        if not lines:
+            return
+        text = "".join(lines)
+        if '"' in text or "\r" in text or "\0" in text or max(map(len, lines)) > csv.field_size_limit():
+            reader = csv.reader(chain(lines, fh))
+            while block := _take(reader, n, path, before):
+                yield False, [r for r in block if r]
+            return
+        before += len(lines)
+        yield True, [x for x in text.split("\n") if x]  # the non-empty lines; "" after a final newline
+
+
+def _cells(rows: list, j: int, fast: bool) -> list[str]:
+    """Field ``j`` of each record ("" where a record is shorter); ``fast``: records are lines split on ","."""
+    try:
+        return [x.split(",")[j] for x in rows] if fast else [r[j] for r in rows]
+    except IndexError:
+        return [r[j] if j < len(r) else "" for r in ((x.split(",") for x in rows) if fast else rows)]
 
 
 def _header(reader, path: str, column: str, public: str | None) -> tuple[int, int | None]:
@@ -114,12 +148,9 @@ def _line_of(path: str, data_row: int) -> int:
     with open(path, newline="") as fh:
         reader = csv.reader(fh)
         next(reader)
-        k = 0
-        for row in reader:
-            if row:
-                k += 1
-                if k == data_row:
-                    return reader.line_num
+        for k, _ in enumerate(filter(None, reader), 1):  # the non-empty rows
+            if k == data_row:
+                return reader.line_num
     return -1
 
 
@@ -128,8 +159,6 @@ def _parse(cells: list[str], first: int, path: str, column: str):
 
     ``first`` is the 1-based number of the chunk's first non-empty data row.
     """
-    import numpy as np
-
     try:
         arr = np.array(list(map(int, cells)))  # int() is exact at any size; object dtype beyond int64
         if arr.dtype == np.int64 and (arr.size == 0 or (arr.min() >= 0 and arr.max() < 2**62)):
@@ -172,29 +201,15 @@ def _chunks(path: str, column: str, public: str | None, chunk: int, *, index: bo
         reader = csv.reader(fh)
         j, jp = _header(reader, path, column, public)
         first = 1
-        while True:
-            block = _take(reader, chunk, path)
-            if not block:
-                return
-            rows = [r for r in block if r]
+        for fast, rows in _blocks(fh, chunk, path, reader.line_num):
             if not rows:  # only blank rows in this block: read on until the file ends
                 continue
-            try:
-                cells = [r[j] for r in rows]
-            except IndexError:
-                cells = [r[j] if j < len(r) else "" for r in rows]
-            idx = None
-            if jp is not None and index:
-                idx = [r[jp] if jp < len(r) else "" for r in rows]
-            yield idx, _parse(cells, first, path, column)
+            idx = _cells(rows, jp, fast) if jp is not None and index else None
+            yield idx, _parse(_cells(rows, j, fast), first, path, column)
             first += len(rows)
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    import warnings
-
-    import numpy as np
-
     from dpverify.atomic import OutputError, atomic_open, check_output_path
     from dpverify.progress import progress
     from dpverify.validation import check_epsilon, check_positive_int
@@ -243,10 +258,9 @@ def cmd_release(args: argparse.Namespace) -> int:
     except OSError as exc:  # full disk, permissions, ...: the temporary file is already removed
         raise ValueError(f"--output {args.output}: could not write: {exc.strerror or exc}") from None
     if args.json:
-        json.dump({"n": done, "horizon": n, "epsilon": eps, "method": args.method, "noise": args.noise,
-                   "output": args.output, "columns": ([args.public_index] if args.public_index else []) + [name]},
-                  sys.stdout)
-        print()
+        cols = ([args.public_index] if args.public_index else []) + [name]
+        print(json.dumps({"n": done, "horizon": n, "epsilon": eps, "method": args.method, "noise": args.noise,
+                          "output": args.output, "columns": cols}))
     else:
         print(f"released {done} running totals ({args.method}, {args.noise} noise, ε = {eps}) → {args.output} "
               f"column {name}")
@@ -255,10 +269,6 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 def _release_batch(args: argparse.Namespace, w, n: int, eps: float, rng, fmt, tick) -> int:
     """An offline method's release: every row read, one batch release, every row written; returns the rows."""
-    import warnings
-
-    import numpy as np
-
     from dpverify.validation import check_budget
     from dpverify.continual import release
 
@@ -266,8 +276,7 @@ def _release_batch(args: argparse.Namespace, w, n: int, eps: float, rng, fmt, ti
     idx_all, parts = [], []
     for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
         parts.append(a)
-        if idx is not None:
-            idx_all.extend(idx)
+        idx_all.extend(idx or ())
     a = np.concatenate(parts)
     if a.size > n:
         raise ValueError(f"--input has more than --horizon {n} data rows")
@@ -286,8 +295,8 @@ def _release_stream(args: argparse.Namespace, s, w, fh, n: int, fmt, tick) -> in
     for idx, a in _chunks(args.input, args.column, args.public_index, args.chunk_rows):
         if done + a.size > n:
             raise ValueError(f"--input has more than --horizon {n} data rows")
-        out = s.push_many(a) if hasattr(s, "push_many") else [s.push(int(x)) for x in a]
-        vals = out.tolist() if hasattr(out, "tolist") else list(out)
+        out = s.push_many(a) if hasattr(s, "push_many") else [s.push(x) for x in a.tolist()]
+        vals = np.asarray(out, dtype=np.int64 if args.noise == "discrete" else float).tolist()  # ints, floats
         if idx is not None:
             w.writerows(zip(idx, map(fmt, vals)))
         else:  # numbers only: no quoting needed

@@ -59,7 +59,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpverify.validation import as_generator, check_counts, check_positive_int, check_size
+from dpverify.validation import (as_generator, check_counts, check_finite_array, check_int_in, check_positive_int,
+                                 check_size)
 from dpverify.continual.checks import check_eps, check_noise, check_noise_scale
 from dpverify.continual.elders_tree import (  # noqa: F401  (the tree's public names, also importable from here)
     check_elders_branching,
@@ -113,7 +114,8 @@ def elders_expected_mse(n: int, epsilon: float, *, branching: int | None = None,
 
     ``branching=None`` takes :func:`elders_best_branching`; ``weights="total"`` or
     ``"minimax"`` the certified optimal per-node scales
-    (:mod:`dpverify.continual.elders_weights`, n <= 8191).  Proof:
+    (:mod:`dpverify.continual.elders_weights`; total: n <= 2^20 by a closed-form tree solve,
+    minimax: n <= 8191).  Proof:
     ``continual/elders_privacy.md`` (the nodes' noises are independent).
 
     Example
@@ -146,9 +148,15 @@ def elders_noise_sums(n: int, k: int, nn: NodeNoise, factors=None, t_first: int 
     >>> bool((elders_noise_sums(9, 3, nn)[4:7] == elders_noise_sums(9, 3, nn, None, 5, 7)).all())
     True
     """
+    n, k = check_positive_int(n, "n"), check_elders_branching(k, "k")
+    if not isinstance(nn, NodeNoise):
+        raise TypeError(f"nn must be a NodeNoise (the nodes' noise), got {type(nn).__name__}")
+    t_first = check_int_in(t_first, "t_first", 1, n)
+    asked = "n (the releases 1..n)" if t_last is None else "the releases t_first..t_last"
+    t_last = n if t_last is None else check_int_in(t_last, "t_last", t_first, n)
+    check_size(t_last - t_first + 1, asked)  # the releases' noise array: refused up front beyond the memory budget
     lo, _ = elders_digit_range(k)
     L = elders_levels(n, k)
-    t_last = n if t_last is None else t_last
     firsts, lasts = [t_first], [t_last]
     for _ in range(L):
         firsts.append((firsts[-1] - lo) // k)
@@ -176,6 +184,11 @@ def elders_scale_check(epsilon: float, levels: int, factors, noise: str) -> None
     >>> elders_scale_check(1.0, 5, None, "discrete") is None
     True
     """
+    levels = check_positive_int(levels, "levels")
+    if factors is not None and (not isinstance(factors, (list, tuple)) or len(factors) > 64):  # k >= 2: <= 64 levels
+        raise TypeError(f"factors must be None or a list of per-level weight arrays (at most 64), got "
+                        f"{type(factors).__name__}{f' of {len(factors)}' if isinstance(factors, (list, tuple)) else ''}")
+    factors = None if factors is None else [check_finite_array(f, "factors") for f in factors]
     top = levels if factors is None else max((float(np.max(f)) for f in factors if np.size(f)), default=1.0)
     check_noise_scale(epsilon, 1.0 / top if top > 0 else 1.0, noise)
 

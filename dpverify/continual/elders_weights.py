@@ -7,7 +7,10 @@ scales, ``continual/elders_privacy.md``); a node that holds no count of
 the horizon (it starts after n) gets no noise (f_v = 0: its value 0 is public).
 Uniform weights are f_v = L.  The optimum is certified by its dual (the
 :class:`~dpverify.continual.weights.WeightsResult` is kept with the factors).
-The conic program grows with n: ``n <= 8191`` here.
+The conic program grows with n: it is used for ``n <= 8191``.  Past it the total
+objective is solved in closed form on the tree (:mod:`dpverify.continual.tree_weights`,
+the same certificate: exact feasibility and the dual bound at its multipliers) up to
+``n <= 2^20``; the minimax objective stays at ``n <= 8191``.
 
 Example
 -------
@@ -28,7 +31,8 @@ from dpverify.continual.elders_tree import elders_levels, elders_strategy_parts
 
 __all__ = ["elders_node_factors", "check_weights"]
 
-_MAX_N = 8191
+_MAX_N = 8191  # the conic solve (both objectives)
+_MAX_N_TREE = 2**20  # the closed-form tree solve (total objective) past the conic one
 _WEIGHTS = ("uniform", "total", "minimax")
 
 
@@ -43,14 +47,18 @@ def check_weights(weights, n: int) -> str:
     if not isinstance(weights, str) or weights not in _WEIGHTS:
         raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
     n = check_positive_int(n, "n")
-    if weights != "uniform" and n > _MAX_N:
+    if weights == "minimax" and n > _MAX_N:
         raise ValueError(f"weights={weights!r} solves a conic program: n must be <= {_MAX_N}, got {n}")
+    if weights == "total" and n > _MAX_N_TREE:
+        raise ValueError(f"weights={weights!r} solves a tree program: n must be <= {_MAX_N_TREE}, got {n}")
     return weights
 
 
-@lru_cache(maxsize=8)
 def elders_node_factors(n: int, k: int, objective: str):
     """``(R, factors_by_level, result)``: node v of level j, index i has scale factors[j][i] / ε.
+
+    Kept for the next call: the last 8 results up to n = 8191 (the conic solves), only the last one
+    above (its R alone is about 300 MB at n = 2^20).
 
     Example
     -------
@@ -58,10 +66,18 @@ def elders_node_factors(n: int, k: int, objective: str):
     >>> res.certified, len(f) == elders_levels(10, 3)
     (True, True)
     """
+    return (_node_factors_small if n <= _MAX_N else _node_factors_large)(n, k, objective)
+
+
+def _node_factors(n: int, k: int, objective: str):
+    from dpverify.continual.tree_weights import elders_parents, tree_optimal_weights
     from dpverify.continual.weights import optimal_weights
 
     R, A, offsets = elders_strategy_parts(n, k)
-    res = optimal_weights(R, A, objective)
+    if n > _MAX_N and objective == "total":  # past the conic solve: the closed form on the tree
+        res = tree_optimal_weights(R, A, elders_parents(offsets, k))
+    else:
+        res = optimal_weights(R, A, objective)
     w = float(A.data[0])  # the uniform entry (1/L)(1 - 2^-40) of A
     with np.errstate(divide="ignore"):
         f_all = np.where(np.isinf(res.weights) | (res.weights == 0), 0.0, 1.0 / (res.weights * w))  # 0: no noise / never read
@@ -69,6 +85,10 @@ def elders_node_factors(n: int, k: int, objective: str):
     for f in factors:
         f.setflags(write=False)
     return R, factors, res
+
+
+_node_factors_small = lru_cache(maxsize=8)(_node_factors)
+_node_factors_large = lru_cache(maxsize=1)(_node_factors)
 
 
 def weighted_mse(n: int, k: int, objective: str, epsilon: float, noise: str) -> np.ndarray:

@@ -79,9 +79,10 @@ def check_blocks(blocks, n: int | None = None) -> list[tuple[int, int]]:
             raise TypeError(f"blocks must be a sequence of (offset, size) integer pairs, got {v!r} in {blocks!r}")
     out = [(int(o), int(s)) for o, s in pairs]
     pos = 0
-    for o, size in out:
-        if o != pos or size < 1:
-            raise ValueError(f"blocks must be consecutive (offset, size) pairs from 0 with size >= 1, got {out}")
+    for i, (o, size) in enumerate(out):
+        if o != pos or size < 1:  # the pair at fault, not the whole list (it may hold millions)
+            raise ValueError(f"blocks must be consecutive (offset, size) pairs from 0 with size >= 1, got {out[i]} "
+                             f"at index {i}" + ("" if len(out) > 20 else f" in {out}"))
         pos += size
     if not out or (n is not None and pos != n):
         raise ValueError(f"blocks must cover exactly n={n} positions, they cover {pos}")

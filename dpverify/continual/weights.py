@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from dpverify.validation import check_finite_array, check_real
 from dpverify.continual.exact import max_column_norm_exact
 
-__all__ = ["WeightsResult", "optimal_weights", "dual_bound"]
+__all__ = ["WeightsResult", "optimal_weights", "dual_bound", "reweighting_parts", "round_feasible"]
 
 _OBJECTIVES = ("total", "minimax")
 _GUARD = 2.0**-40
@@ -54,6 +54,7 @@ class WeightsResult:
 
     ``objective`` is in units of 2/ε² (multiply by 2/ε² for the MSE).
     ``certified``: the relative gap is below ``tol`` and d is exactly feasible.
+    ``multipliers``: the μ at which ``dual_bound`` was evaluated (total objective).
 
     Example
     -------
@@ -67,6 +68,7 @@ class WeightsResult:
     kind: str
     max_column_l1: float
     tol: float = 1e-6
+    multipliers: np.ndarray | None = None  # μ of the dual bound (one per count), when the solver keeps it
 
     @property
     def relative_gap(self) -> float:
@@ -79,18 +81,60 @@ class WeightsResult:
         return bool(self.relative_gap <= self.tol and self.max_column_l1 <= 1.0)
 
 
+def _as_sparse(M, name: str):
+    if not sp.issparse(M):
+        M = check_finite_array(M, name, ndim=2)
+        return sp.csr_matrix(M)
+    M = sp.csr_matrix(M, dtype=float)
+    if not np.isfinite(M.data).all():
+        raise ValueError(f"{name} must have finite entries")
+    return M
+
+
 def _matrices(R, A):
-    if not sp.issparse(A):
-        A = sp.csr_matrix(np.asarray(A, dtype=float))
-    if not sp.issparse(R):
-        R = sp.csr_matrix(np.asarray(R, dtype=float))
+    A, R = _as_sparse(A, "A"), _as_sparse(R, "R")
     if R.shape[1] != A.shape[0]:
-        raise ValueError(f"reconstruction has {R.shape[1]} columns but strategy has {A.shape[0]} rows")
+        raise ValueError(f"R (the reconstruction) has {R.shape[1]} columns but A (the strategy) has {A.shape[0]} rows")
     absA = abs(sp.csr_matrix(A))
     B2 = sp.csr_matrix(R).multiply(sp.csr_matrix(R)).tocsr()
     measuring = np.asarray(absA.sum(axis=1)).ravel() > 0  # a row measuring nothing needs no noise: weight ∞
     used = np.asarray(B2.sum(axis=0)).ravel() > 0  # a row no release uses needs no budget: weight 0
     return absA, B2, measuring & used
+
+
+def reweighting_parts(R, A):
+    """``(|A|, B∘B, keep)`` as sparse matrices: keep marks the rows that measure a count and are used by a release.
+
+    Example
+    -------
+    >>> import scipy.sparse as sp
+    >>> absA, B2, keep = reweighting_parts(sp.identity(2, format="csr"), -sp.identity(2, format="csr"))
+    >>> absA.toarray().tolist(), keep.tolist()
+    ([[1.0, 0.0], [0.0, 1.0]], [True, True])
+    """
+    return _matrices(R, A)
+
+
+def round_feasible(d, absA):
+    """``(d', s)``: d scaled down until s, the exact max column sum of D|A|, is at most 1 - 2^-40.
+
+    Example
+    -------
+    >>> import scipy.sparse as sp
+    >>> d, s = round_feasible(np.array([1.0, 1.0]), sp.identity(2, format="csr"))
+    >>> bool(s <= 1 - 2.0**-40), bool(d[0] < 1)
+    (True, True)
+    """
+    d = check_finite_array(d, "d", ndim=1)
+    if d.size == 0:
+        raise ValueError("d must be non-empty")
+    if not sp.issparse(absA):
+        raise TypeError(f"absA must be a scipy.sparse matrix, got {type(absA).__name__}")
+    if absA.shape[0] != d.size:
+        raise ValueError(f"d has {d.size} entries but absA has {absA.shape[0]} rows")
+    if (d < 0).any():
+        raise ValueError("d must be non-negative")
+    return _feasible(d, absA)
 
 
 def dual_bound(R, A, mu, lam=None) -> float:
@@ -213,4 +257,4 @@ def optimal_weights(R, A, objective: str = "total", *, tol: float = 1e-6) -> Wei
         primal = float(var.max())
         lam = np.maximum(np.asarray(cons[1].dual_value, dtype=float), 0.0)
     bound = _dual(Ak, Bk, mu, lam) if lam is None or lam.sum() > 0 else 0.0
-    return WeightsResult(d, primal, bound, objective, s, tol)
+    return WeightsResult(d, primal, bound, objective, s, tol, mu)

@@ -72,3 +72,22 @@ def test_factorization_and_matrix_claims_flip_by_id(monkeypatch):
     real = mx.row_sq_norms
     monkeypatch.setattr(mx, "row_sq_norms", lambda B: real(B) * (1 + 1e-6))
     assert _verdict("continual.matrix.verifier") == Verdict.REFUTED
+
+
+def test_optimal_weights_scale_holds_and_flips(monkeypatch):
+    """The tree solve's claim holds, and flips when the solver returns weights 1 % off its optimum
+    (the certificate's gap then exceeds 1e-6, so the result is no longer certified)."""
+    import dpverify.continual.tree_weights as tw
+
+    cid = "continual.elders.optimal_weights_scale"
+    assert ce._optimal_weights_scale().verdict == Verdict.HOLDS, cid
+    real = tw.tree_optimal_weights
+
+    def off(R, A, parent):
+        res = real(R, A, parent)
+        d = res.weights.copy()
+        d[np.isfinite(d) & (d > 0)] *= 0.99  # feasible (less weight), but not optimal
+        return tw.certify_weights(R, A, d, res.multipliers)
+
+    monkeypatch.setattr(tw, "tree_optimal_weights", off)
+    assert ce._optimal_weights_scale().verdict == Verdict.REFUTED, cid
