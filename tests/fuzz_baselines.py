@@ -159,6 +159,68 @@ def _int_relation():
     return Neighbours(shape=(2,), kind="replace", low=0, high=2, integer=True)
 
 
+# W1 (wave 2): the callables this session added ------------------------------------------------
+def _raw_words(ids):
+    """``draw(ids)`` of two_sided_geometric: one seeded uniform 64-bit word per id."""
+    return np.random.default_rng(len(ids)).integers(0, 2**64, size=len(ids), dtype=np.uint64)
+
+
+def _more_words(i):
+    """``extra(i)`` of discrete_laplace_words: entry i's further words, one per call."""
+    return np.random.default_rng(i).bit_generator.random_raw
+
+
+def _quick_check(thorough=False):
+    from dpverify.claims.model import Outcome
+
+    return Outcome("holds", {"thorough": thorough})
+
+
+def _quick_claim():
+    """A claim whose check returns at once (supervised runs fork a worker per call)."""
+    from dpverify.claims.model import Claim, Method, Source, Verdict
+
+    return Claim("zzfuzz.quick", Source("none"), "1 = 1", Method.EXACT, Verdict.HOLDS, _quick_check)
+
+
+def _supervised_call(**extra):
+    from dpverify.claims.runner import run_claim
+
+    return {"tasks": [(QUICK_CLAIM.value, False)], "run": run_claim, **extra}
+
+
+def _chunk_job():
+    from dpverify.audit.chunks import ChunkJob
+
+    return ChunkJob(_gauss_mechanism, 0.0, 20, 7, (1, 0), None)
+
+
+def _done_future():
+    from concurrent.futures import Future
+
+    f = Future()
+    f.set_result(1)
+    return f
+
+
+def _thread_pool():  # no thread starts before the first submit (in the forked child that calls it)
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(1)
+
+
+def _node_noise():
+    from dpverify.continual.node_noise import NodeNoise
+
+    return NodeNoise(key=(1, 2), scale=2.0, noise="discrete")
+
+
+def _declared():
+    from dpverify.claims.declared import Declared
+
+    return (Declared("zz.a", 3), Declared("zz.b", 5, where="inside a loop"))
+
+
 def _suite_law():
     from dpverify.audit.ideal.laws import exact_law
     from dpverify.audit.suite import TruncatedGeometric
@@ -283,7 +345,58 @@ def _exp_minus(e):
     return float(np.exp(-e))
 
 
+_DPSGD = {"noise_multiplier": 2.0, "sample_rate": 1.0, "steps": 4, "delta": 1e-6}  # W1b: a cheap DP-SGD
+_EPS = __import__("sympy").Symbol("epsilon", positive=True)
+
+
+def _step_law():
+    from dpverify.conform.pld import step_law
+
+    return step_law(2.0, 0.5, 0.05, "remove", tail=1e-10)
+
+
+def _composed():
+    from dpverify.conform.pld import compose
+
+    return compose(_step_law(), 4, tail=1e-10, upper=True)
+
+
+def _eye2():
+    return __import__("scipy.sparse", fromlist=["x"]).identity(2, format="csr")
+
+
+def _elders_tree():
+    from dpverify.continual.elders_tree import elders_strategy_parts
+    from dpverify.continual.tree_weights import elders_parents
+
+    R, A, offsets = elders_strategy_parts(12, 3)
+    return R, A, elders_parents(offsets, 3)
+
+
+def _exact_law():
+    """Binary randomized response with keep probability e^ε/(1+e^ε), exact in ε."""
+    import sympy
+
+    q = sympy.exp(_EPS) / (1 + sympy.exp(_EPS))
+    return sympy.Matrix([[q, 1 - q], [1 - q, q]])
+
+
+def _x_poly():
+    from dpverify.exact.roots import X
+
+    return __import__("sympy").Poly(3 - X, X)
+
+
+def _x_domain():
+    import sympy
+
+    from dpverify.exact.signs import XDomain
+
+    return XDomain(sympy.Integer(1), sympy.oo, True, True, 1)
+
+
 CLAIM, RESULT, DOC = Lazy(_claim), Lazy(_result), Lazy(_doc)
+QUICK_CLAIM, CHUNK_JOB = Lazy(_quick_claim), Lazy(_chunk_job)  # W1 (wave 2)
 DOC_FILE, EXACT_OPT = Lazy(_doc_file), Lazy(_exact_opt)
 
 _X = np.random.default_rng(0).random((12, 3))
@@ -654,6 +767,40 @@ OVERRIDES = {
     "dpverify.claims.declared.Declared": {"id": "zz.a", "line": 3, "expected": "holds"},
     "dpverify.claims.declared.declared_in_file": {"path": Lazy(lambda: Path(__import__("dpverify").__file__).parent
                                                            / "rr" / "claims" / "binary.py")},
+    # W1 (wave 2): declared claims, supervised runs, contained executors, chunk tasks, exact noise
+    "dpverify.claims.declared.Declarations": {"claims": Lazy(_declared), "unnamed": (6, 9)},
+    "dpverify.claims.execute.as_error": {"outcome": Lazy(lambda: RESULT.value.outcome), "why": "it blocked"},
+    "dpverify.claims.execute.with_route": {"c": CLAIM, "outcome": Lazy(lambda: RESULT.value.outcome),
+                                           "sampled": ["simulation"]},
+    "dpverify.claims.execute.unloaded_results": {"files": Lazy(lambda: [("binary.py", Path(__import__(
+        "dpverify").__file__).parent / "rr" / "claims" / "binary.py")]), "why": "it blocked"},
+    "dpverify.claims.supervisor.stream": Lazy(_supervised_call),
+    "dpverify.claims.supervisor.TaskRunner": Lazy(_supervised_call),
+    "dpverify.claims.supervisor.supervise": Lazy(lambda: {
+        "claims": [QUICK_CLAIM.value], "run": _supervised_call()["run"], "thorough": False, "jobs": 1, "timeout": 5.0}),
+    "dpverify.claims.supervisor.guarded_load": {"load": list, "limit": 5.0},  # list() loads no claims
+    "dpverify.claims.loadguard.guarded_load": {"load": list, "limit": 5.0},  # (moved there from supervisor)
+    "dpverify.audit.supervised.run_supervised": {"work": int, "name": "m"},  # int() == 0: the status
+    "dpverify.audit.supervised.supervise_command": {"work": int, "name": "m"},
+    "dpverify.audit.contained.worker_death": {"exc": Lazy(lambda: ValueError("x"))},
+    "dpverify.audit.contained.channel_frames": Lazy(lambda: {"data": (lambda body: len(body).to_bytes(8, "little") + body)(
+        b'{"kind": "call", "thread": 1, "call": null, "token": "t"}'), "token": "t"}),  # one framed call
+    "dpverify.audit.contained.task_mechanism_name": {"task": CHUNK_JOB},
+    "dpverify.audit.contained.ContainedFuture": {"future": Lazy(_done_future), "name": "m"},
+    "dpverify.audit.contained.ContainedExecutor": {"executor": Lazy(_thread_pool), "name": "m"},
+    "dpverify.audit.chunks.ChunkJob": {"mechanism": _gauss_mechanism, "data": 0.0, "n": 20, "entropy": 7,
+                                       "key": (1, 0), "statistic": None},
+    "dpverify.audit.chunks.CountBins": Lazy(lambda: {"job": CHUNK_JOB.value, "binner": __import__(
+        "dpverify.audit.events", fromlist=["x"]).Binner(CHUNK_JOB.value.statistic_values())}),
+    "dpverify.audit.chunks.CountEvent": Lazy(lambda: {"job": CHUNK_JOB.value, "events": (_event(),)}),
+    "dpverify.mechanisms.sampling.observe_calls": {"callback": repr},  # any one-argument callable
+    "dpverify.primitives.exact_noise.two_sided_geometric": {"s": np.array([3.0]), "n": 4, "draw": _raw_words},
+    "dpverify.primitives.sampling.discrete_laplace_words": {
+        "scale": np.array([1.0, 2.0, 2.0**40]), "words": np.random.default_rng(0).integers(
+            0, 2**64, size=(3, 8), dtype=np.uint64), "extra": _more_words},
+    "dpverify.continual.elders.elders_noise_sums": {"n": 9, "k": 3, "nn": Lazy(_node_noise)},
+    "dpverify.continual.elders.elders_scale_check": {"epsilon": 1.0, "levels": 5, "factors": [np.ones(3), np.ones(2)],
+                                                     "noise": "discrete"},
     "dpverify.toolkit.shapes.check_shape": {"A": [[1, 1]], "name": "A_ub", "m": 1, "n": 2, "b_name": "b_ub"},
     "dpverify.toolkit.shapes.vector_length": {"v": [1, 2], "name": "b_ub"},
     "dpverify.budget.draws_in_memory": {"bytes_per_draw": 8},
@@ -728,6 +875,49 @@ OVERRIDES = {
     "dpverify.atomic.atomic_write_text": {"path": "fuzz.txt", "text": "x"},
     "dpverify.atomic.atomic_write_bytes": {"path": "fuzz.bin", "data": b"x"},
     "dpverify.atomic.check_output_path": {"path": "fuzz.txt"},
+    # W1b (wave 2): the certified DP-SGD bracket, the exact verifier, tree weights
+    **{f"dpverify.conform.{f}": dict(_DPSGD) for f in ("bracket.epsilon_bracket", "bracket.bracket_details",
+                                                       "bracket.check_dpsgd", "accountants.rdp_epsilon")},
+    "dpverify.conform.accountants.accountants": {"config": dict(_DPSGD), "installed": False},
+    "dpverify.conform.accountants.classify": {"eps": 1.05, "low": 1.0, "high": 1.1},
+    "dpverify.conform.pld.step_law": {"sigma": 2.0, "q": 0.5, "h": 0.05, "order": "remove", "tail": 1e-10},
+    "dpverify.conform.pld.mean_bounds": {"law": Lazy(_step_law), "points": 1024},
+    "dpverify.conform.pld.compose": {"law": Lazy(_step_law), "steps": 4, "tail": 1e-10, "upper": True},
+    "dpverify.conform.pld.delta_curve": {"c": Lazy(_composed), "eps": 1.0},
+    "dpverify.conform.pld.epsilon_of": {"c": Lazy(_composed), "target": 1e-6},
+    "dpverify.continual.weights.reweighting_parts": {"R": Lazy(_eye2), "A": Lazy(lambda: -_eye2())},
+    "dpverify.continual.weights.round_feasible": {"d": np.array([1.0, 1.0]), "absA": Lazy(_eye2)},
+    "dpverify.continual.tree_weights.elders_parents": {"offsets": [(0, 4), (4, 2)], "k": 3},
+    "dpverify.continual.tree_weights.tree_optimal_weights": Lazy(lambda: dict(zip(("R", "A", "parent"), _elders_tree()))),
+    "dpverify.continual.tree_weights.certify_weights": {"R": Lazy(_eye2), "A": Lazy(_eye2), "d": [1.0, 1.0],
+                                                        "mu": [2.0, 2.0]},
+    "dpverify.exact.prove.prove": {"P": Lazy(_exact_law), "epsilon": _EPS},
+    "dpverify.toolkit.prove.prove_privacy": {"P": Lazy(_exact_law), "epsilon": _EPS},
+    "dpverify.exact.delta.delta_curve": {"P": Lazy(_exact_law), "pair": (0, 1), "epsilon": _EPS},
+    "dpverify.exact.signs.fail_set": {"expr": Lazy(lambda: 3 - __import__("sympy").exp(_EPS)), "epsilon": _EPS},
+    "dpverify.exact.signs.exp_scale": {"exprs": Lazy(lambda: [__import__("sympy").exp(_EPS / 2)]), "eps": _EPS},
+    "dpverify.exact.signs.to_polys": {"expr": Lazy(lambda: 3 - __import__("sympy").exp(_EPS)), "eps": _EPS, "L": 1},
+    "dpverify.exact.signs.XDomain": {"lo": Lazy(lambda: __import__("sympy").Integer(1)), "hi": Lazy(
+        lambda: __import__("sympy").oo), "lo_open": True, "hi_open": True, "L": 1},
+    "dpverify.exact.signs.positive_cells": {"Q": Lazy(_x_poly), "dom": Lazy(_x_domain)},
+    "dpverify.exact.signs.sturm_count": {"Q": Lazy(_x_poly), "dom": Lazy(_x_domain)},
+    "dpverify.exact.result.ProofResult": {"verdict": "proved", "reason": "every pair holds"},  # a record
+    "dpverify.exact.result.render_set": {"s": Lazy(lambda: __import__("sympy").Interval.Lopen(0, 1))},
+    "dpverify.exact.programs.geometric.Factor": {"kind": "ge", "a": 1, "s": 0},
+    "dpverify.exact.programs.geometric.point": {"a": 1, "k": 2},
+    "dpverify.exact.programs.geometric.tail_ge": {"a": 1, "k": 2},
+    "dpverify.exact.programs.geometric.path_sum": {"factors": Lazy(lambda: [__import__(
+        "dpverify.exact.programs.geometric", fromlist=["x"]).Factor("eq", 1, 0)])},
+    "dpverify.exact.programs.geometric.sum_terms": {"terms": Lazy(lambda: {1: __import__(
+        "dpverify.exact.programs.geometric", fromlist=["x"]).FIELD.one}), "lo": 0, "hi": 3},
+    "dpverify.exact.programs.law.neighbour_pairs": {"inputs": [(0, 0), (1, 1), (1, 0)], "relation": "one_differ"},
+    "dpverify.exact.programs.law.program_law": {"program": Lazy(lambda: __import__(
+        "dpverify.exact.programs.checkdp", fromlist=["x"]).noisymax), "inputs": [(0, 0), (1, 0)]},
+    "dpverify.exact.programs.context.ExactContext": {"prefix": ()},
+    "dpverify.exact.programs.context.SampleContext": {"rng": Lazy(lambda: np.random.default_rng(0)), "epsilon": 1.0},
+    "dpverify.exact.programs.context.Threshold": {"T": 2},
+    "dpverify.toolkit.shapes.checked_coo": {"A": Lazy(lambda: __import__("scipy.sparse", fromlist=["x"]).coo_matrix(
+        np.eye(2))), "name": "A"},
 }
 
 
@@ -824,9 +1014,20 @@ RECORDS = {
     "dpverify.rr.simulate.Estimate", "dpverify.rr.simulate.SurveyResult", "dpverify.rr.symbolic.BinaryRegime",
     "dpverify.toolkit.lp.LPOptimum", "dpverify.toolkit.qp.QPOptimum", "dpverify.toolkit.symbolic.Equality",
 }
+# W1b: classify turns any accountant answer (NaN, inf, a string) into a 'defect' row (documented); progress
+# stream=None is silent (documented in dpverify.progress.progress)
+ANY_VALUE |= {"dpverify.conform.accountants.classify.eps"}
+# W1b: records of the bracket, the PLD, the exact verifier and its program contexts (returned, never built)
+RECORDS |= {"dpverify.conform.bracket.BracketDetails", "dpverify.conform.pld.StepLaw", "dpverify.conform.pld.Composed",
+            "dpverify.exact.result.ProofResult", "dpverify.exact.result.Counterexample",
+            "dpverify.exact.programs.law.ProgramLaw", "dpverify.exact.programs.context.OutVar",
+            "dpverify.exact.programs.context.Sampled"}
 
 #: Parameters where None is a documented valid value although their default is not None.
 NONE_OK = {"dpverify.validation.check_size.size"}
+NONE_OK |= {"dpverify.conform.bracket.bracket_details.stream"}  # W1b: stream=None is silent (documented)
+NONE_OK |= {"dpverify.exact.programs.geometric.sum_terms.lo",  # W1b: None is -infinity, documented
+            "dpverify.exact.programs.geometric.sum_terms.hi"}  # None is +infinity, documented
 NONE_OK |= {"dpverify.audit.screening.apply_statistic.stat", "dpverify.audit.screening.score_statistic.stat",
             "dpverify.audit.selection.count_selection.stat"}  # stat=None: the outputs themselves (documented)
 # statistic_candidates only reads the mechanism's stated law and ideal_arithmetic: any object (None too) is valid
@@ -834,6 +1035,8 @@ NONE_OK |= {"dpverify.audit.screening.apply_statistic.stat", "dpverify.audit.scr
 ANY_VALUE |= {"dpverify.audit.screening.statistic_candidates.mechanism"}
 NONE_OK |= {"dpverify.audit.chunks.Progress.callback",  # no callback: progress is only counted (documented)
             "dpverify.audit.chunks.run_tasks.executor"}  # no executor: the tasks run locally (documented)
+NONE_OK |= {"dpverify.mechanisms.sampling.observe_calls.callback",  # None stops observing (documented)
+            "dpverify.continual.elders.elders_scale_check.factors"}  # None: uniform weights, scale L/ε (documented)
 
 #: Callables whose results hold NaN by design (a marker, documented): their results are not judged finite.
 NAN_MARKERS = {"dpverify.continual.fda_optimal.fda_level_shares",  # NaN marks the levels without a root
@@ -891,6 +1094,7 @@ METHODS = {
     "dpverify.primitives.composition.Accountant": [({}, "spend", {"epsilon": 0.5})],
     "dpverify.rr.lp.Certificate": [({}, "ok", {"tol": 1e-9})],
     "dpverify.audit.events.PatternCode": [({}, "__call__", {"outputs": np.array([[0, 1], [1, 0]])})],
+    "dpverify.claims.supervisor.TaskRunner": [({}, "result", {"i": 0})],  # W1: forks one worker (ends with the call)
     **{s: [({"noise": noise}, "push", {"a_t": 1}) for noise in _noises(s)]
        + [({"noise": noise}, "push_many", {"counts": [1, 0, 2]}) for noise in _noises(s)] for s in _STREAMS},
 }

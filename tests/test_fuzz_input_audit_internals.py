@@ -111,3 +111,32 @@ def test_nan_outputs_are_still_flags_for_the_classifiers():
     x = A.copy()
     x[::5, 0] = np.nan
     assert fit_score(x, B, "logistic", rng=np.random.default_rng(0)).name == "logistic"
+
+
+# ----------------------------------------------------------------------------- wave 2: contained executors
+
+@pytest.mark.parametrize("bad", [float("nan"), None, True, "abc", 1])
+def test_contained_helpers_refuse_junk_by_name(bad):
+    from dpverify.audit.contained import task_mechanism_name, worker_death
+
+    with pytest.raises(TypeError, match="exc"):
+        worker_death(bad)
+    with pytest.raises(TypeError, match="task"):
+        task_mechanism_name(bad)
+
+
+def test_contained_helpers_keep_their_answers():
+    from concurrent.futures.process import BrokenProcessPool
+
+    from dpverify.audit.chunks import ChunkJob, CountBins
+    from dpverify.audit.contained import task_mechanism_name, worker_death
+    from dpverify.audit.events import Binner
+
+    def coin(d, rng, n):
+        return rng.random(n)
+
+    job = ChunkJob(coin, 0, 10, 0, (), None)
+    assert worker_death(BrokenProcessPool("x")) and not worker_death(ValueError("x"))
+    assert task_mechanism_name(job) == task_mechanism_name(job.statistic_values) == "coin"
+    assert task_mechanism_name(CountBins(job, Binner(job.statistic_values()))) == "coin"
+    assert task_mechanism_name(print) is None

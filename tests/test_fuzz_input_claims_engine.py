@@ -171,3 +171,91 @@ def test_cli_refuses_empty_options_before_running_anything(argv, match, capsys, 
     assert main(argv) == 2
     assert match in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+# ----------------------------------------------------------------------------- wave 2: declared claims,
+# supervised runs and unloaded results (callables added without a fuzz baseline)
+
+def test_declared_accepts_numpy_line_numbers():
+    from dpverify.claims.declared import Declarations, Declared
+
+    d = Declared("zz.a", np.int64(3))
+    assert d.line == 3 and type(d.line) is int
+    assert Declarations((d,), np.array([6, 9])).unnamed == (6, 9)  # a 1-D integer array reads as its entries
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"line": 0}, "line"), ({"line": 2.5}, "line"), ({"line": True}, "line"), ({"line": None}, "line"),
+])
+def test_declared_refuses_bad_line_by_name(kw, match):
+    from dpverify.claims.declared import Declared
+
+    with pytest.raises((TypeError, ValueError), match=match):
+        Declared("zz.a", **kw)
+
+
+@pytest.mark.parametrize("unnamed", [np.array(6), "ab", (0,), np.broadcast_to(np.int64(1), (1_500_000_000,)), [math.nan]])
+def test_declarations_refuse_bad_unnamed_by_name(unnamed):
+    from dpverify.claims.declared import Declarations
+
+    with pytest.raises((TypeError, ValueError), match="unnamed"):
+        Declarations((), unnamed)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda sv: sv.guarded_load(list, math.nan), "limit"),
+    (lambda sv: sv.guarded_load(list, 0), "limit"),
+    (lambda sv: sv.guarded_load(None, 5.0), "load"),
+    (lambda sv: sv.guarded_load(list, 5.0, base_exceptions=0), "base_exceptions"),
+    (lambda sv: sv.supervise("abc", runner.run_claim, thorough=False, jobs=1, timeout=None), "claims"),
+    (lambda sv: sv.supervise([], runner.run_claim, thorough=0, jobs=1, timeout=None), "thorough"),
+])
+def test_supervisor_refuses_bad_arguments_by_name(call, match):
+    from dpverify.claims import supervisor
+
+    with pytest.raises((TypeError, ValueError), match=match):
+        call(supervisor)
+
+
+def test_supervisor_refuses_repeated_claims_and_huge_limits_stay_usable(claim):
+    from dpverify.claims import supervisor
+
+    with pytest.raises(ValueError, match="claims must be distinct"):  # 10^6 copies would run 10^6 times
+        supervisor.supervise([claim] * 3, runner.run_claim, thorough=False, jobs=1, timeout=None)
+    assert supervisor.guarded_load(list, 1e308) is None  # a limit past what a wait takes: no OverflowError
+
+
+def test_task_runner_takes_numpy_indices(claim):
+    from dpverify.claims.supervisor import TaskRunner
+
+    with TaskRunner([(claim, False)], runner.run_claim) as tr:
+        assert tr.result(np.int64(0)).verdict is model.Verdict.HOLDS
+        with pytest.raises((TypeError, ValueError), match="i "):
+            tr.result(1)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda ex, o, c: ex.as_error(o, math.nan), "why"),
+    (lambda ex, o, c: ex.as_error(o, " "), "why"),
+    (lambda ex, o, c: ex.as_error("abc", "x"), "outcome"),
+    (lambda ex, o, c: ex.with_route(c, o, "abc"), "sampled"),
+    (lambda ex, o, c: ex.with_route(c, o, [math.nan]), "sampled"),
+    (lambda ex, o, c: ex.with_route(1, o), "c must"),
+])
+def test_execute_refuses_bad_arguments_by_name(call, match, claim):
+    from dpverify.claims import execute
+
+    o = model.Outcome(model.Verdict.HOLDS, {"a": 1})
+    with pytest.raises((TypeError, ValueError), match=match):
+        call(execute, o, claim)
+    assert execute.with_route(claim, o, {"simulation"}).evidence["sampling_ran"] == "simulation"
+
+
+def test_unloaded_results_read_a_repeated_file_once(tmp_path):
+    from dpverify.claims.execute import unloaded_results
+
+    f = tmp_path / "claims_y.py"
+    f.write_text("from dpverify.claims import claim\nfor k in range(2):\n    claim(f'zz.y{k}', source=('p',), "
+                 "statement='s', method='property')(lambda thorough=False: None)\n")
+    once = unloaded_results([("claims_y.py", f)], "it blocked")
+    assert [r.claim.id for r in unloaded_results([("claims_y.py", f)] * 1000, "it blocked")] == [r.claim.id for r in once]

@@ -92,3 +92,53 @@ def test_elders_digits_extra_levels_are_zero_and_fast():
     d = elders_digits([7, 1], 3, levels=100_000)
     assert d.shape == (100_000, 2)
     assert d[:3].T.tolist() == elders_digits([7, 1], 3).T.tolist() and not d[3:].any()
+
+
+# ----------------------------------------------------------------------------- wave 2: the elders noise sums
+
+def _nn():
+    from dpverify.continual.node_noise import NodeNoise
+
+    return NodeNoise(key=(1, 2), scale=2.0, noise="discrete")
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"n": 10**10}, "n"), ({"n": 2**63}, "n"), ({"k": 1}, "k"), ({"nn": None}, "nn"), ({"nn": "abc"}, "nn"),
+    ({"t_first": 0}, "t_first"), ({"t_first": float("nan")}, "t_first"), ({"t_first": True}, "t_first"),
+    ({"t_first": 10}, "t_first"), ({"t_last": 0}, "t_last"), ({"t_last": 10**10}, "t_last"),
+    ({"t_last": 2.5}, "t_last"),
+])
+def test_elders_noise_sums_refuse_by_name(kw, match):
+    from dpverify.continual.elders import elders_noise_sums
+
+    args = {"n": 9, "k": 3, "nn": _nn(), **kw}
+    with pytest.raises((TypeError, ValueError), match=match):
+        elders_noise_sums(**args)
+
+
+def test_elders_noise_sums_windows_unchanged():
+    from dpverify.continual.elders import elders_noise_sums
+
+    full = elders_noise_sums(9, 3, _nn())
+    assert (elders_noise_sums(np.int64(9), np.int64(3), _nn(), None, np.int64(5), np.int64(7)) == full[4:7]).all()
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"levels": float("nan")}, "levels"), ({"levels": "abc"}, "levels"), ({"levels": None}, "levels"),
+    ({"factors": float("nan")}, "factors"), ({"factors": "abc"}, "factors"), ({"factors": [np.array([np.nan])]}, "factors"),
+    ({"factors": [np.ones(3)] * 10**6}, "factors"),
+])
+def test_elders_scale_check_refuses_by_name(kw, match):
+    from dpverify.continual.elders import elders_scale_check
+
+    args = {"epsilon": 1.0, "levels": 5, "factors": None, "noise": "discrete", **kw}
+    with pytest.raises((TypeError, ValueError), match=match):
+        elders_scale_check(**args)
+    assert elders_scale_check(1.0, np.int64(5), [np.ones(3), np.ones(2)], "discrete") is None
+
+
+def test_forest_blocks_error_names_the_pair_at_fault():
+    from dpverify.continual.forest import check_blocks
+
+    with pytest.raises(ValueError, match=r"got \(0, 3\) at index 1$"):
+        check_blocks([(0, 3)] * 50)

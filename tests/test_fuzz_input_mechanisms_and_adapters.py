@@ -109,3 +109,38 @@ def test_opendp_refusals(kw, kind, words):
 
     with pytest.raises(kind, match=words):
         from_opendp("laplace", **{"scale": 1.0, **kw})
+
+
+# ----------------------------------------------------------------------------- wave 2: the exact sampler's core
+
+def _words(ids):
+    return np.random.default_rng(len(ids)).integers(0, 2**64, size=len(ids), dtype=np.uint64)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"s": np.array([True])}, "s must"), ({"s": np.array([1 + 1j])}, "s must"),
+    ({"s": np.broadcast_to(1.0, (1_500_000_000,))}, "s "), ({"n": 10**10}, "n"), ({"n": 2**70}, "n"),
+    ({"n": -1}, "n"), ({"n": 2.5}, "n"), ({"draw": None}, "draw"),
+])
+def test_two_sided_geometric_refuses_by_name(kw, match):
+    from dpverify.primitives.exact_noise import two_sided_geometric
+
+    args = {"s": np.array([3.0]), "n": 4, "draw": _words, **kw}
+    with pytest.raises((TypeError, ValueError), match=match):
+        two_sided_geometric(**args)
+
+
+def test_two_sided_geometric_valid_calls_unchanged():
+    from dpverify.primitives.exact_noise import two_sided_geometric
+
+    a = two_sided_geometric(np.array([3.0]), 4, _words)
+    assert (two_sided_geometric(np.array([3]), np.int64(4), _words) == a).all()
+    assert two_sided_geometric(3.0, 0, _words).shape == (0,)
+
+
+def test_exact_rr_refuses_a_huge_pi_before_parsing_it():
+    """10^6 rational entries took > 30 s to parse before the n×n budget refused them."""
+    from dpverify.rr.nary import exact_optimum
+
+    with pytest.raises(ValueError, match="pi with 1000000 entries"):
+        exact_optimum(["3/10"] * 10**6, "3", 0)

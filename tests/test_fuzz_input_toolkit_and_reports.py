@@ -158,3 +158,17 @@ def test_qp_optimum_falls_back_when_clarabel_fails():
     opt = qp_optimum([[1, 2, 0, 0], [2, 4, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]], [4, -9, 0, 2],
                      A_ub=[[0, 0, 0, -1], [0, 1, 0, -1]], b_ub=[-1, 1])
     assert opt.exact and opt.value == -8 and opt.x == (0, 2, 0, 1)
+
+
+def test_sparse_matrix_with_altered_indices_is_refused_by_name():
+    """A COO matrix whose indices were altered after construction (-1, or past the shape) is refused,
+    naming the argument, never read as another entry (review of issue 32)."""
+    import scipy.sparse as sps
+
+    from dpverify.toolkit.lp import exact_lp_certificate
+
+    for field, value in (("col", [0, -1]), ("row", [0, 5])):
+        A = sps.coo_matrix(([1, 1], ([0, 0], [0, 1])), shape=(1, 2))
+        setattr(A, field, np.array(value))
+        with pytest.raises(ValueError, match="A_ub"):
+            exact_lp_certificate([1, 2], A, [1], [], [], [0, 1], [2], [])

@@ -119,8 +119,9 @@ def svm_noise_sweep(dataset: str, multipliers=(1.0, 0.1, 0.01, 0.001), ks=None, 
     mults = _multipliers(multipliers)
     epsilon = check_epsilon(epsilon)
     runs = check_positive_int(runs, "runs", maximum=1000)
-    max_rows = check_positive_int(max_rows, "max_rows")
-    max_test_rows = check_positive_int(max_test_rows, "max_test_rows")
+    # a budget up front: the datasets have < 10^6 rows, so a larger cap only means "all rows"
+    max_rows = check_positive_int(max_rows, "max_rows", maximum=10 ** 6)
+    max_test_rows = check_positive_int(max_test_rows, "max_test_rows", maximum=10 ** 6)
     g = np.random.default_rng(check_nonneg_int(rng, "rng"))
     X, y, Xt, yt, _ = load_split(dataset)
     if max_rows < 2:

@@ -42,12 +42,20 @@ MAX_LAPLACE_SCALE = 1e305
 
 
 
-def _scales(scale, name="scale") -> np.ndarray:
-    if isinstance(scale, (str, bytes)) or np.asarray(scale).dtype.kind in "USObc":
+def _scales(scale, name="scale", *, exact: bool = False) -> np.ndarray:
+    given = np.asarray(scale)
+    if isinstance(scale, (str, bytes)) or given.dtype.kind in "USObc":
         raise TypeError(f"{name} must be a positive real number or array of them, got {scale!r}")
     s = check_finite_array(scale, name)
     if (s <= 0).any():
         raise ValueError(f"{name} must be > 0, got {s[s <= 0].ravel()[0]!r}")
+    if exact and given.dtype != np.float64 and given.dtype.kind in "iuf":  # the exact sampler reads a float64
+        with np.errstate(all="ignore"):
+            lost = s.astype(given.dtype) != given
+        if lost.any():  # e.g. 2**53 + 1 or a long double: rounding could shrink the noise
+            bad = given[lost].ravel()[0] if given.ndim else given.item()
+            raise ValueError(f"{name} must be exactly a float64 for the exact sampler, got {bad!r} (it would be "
+                             f"rounded to {float(bad)!r}); pass a float64 scale, rounded up if it must not shrink")
     return s
 
 
@@ -113,7 +121,7 @@ def discrete_laplace_words(scale, words, extra) -> np.ndarray:
     >>> discrete_laplace_words(np.array([1.0, 2.0, 2.0**40]), w, more).dtype
     dtype('int64')
     """
-    s = _scales(scale)
+    s = _scales(scale, exact=True)
     if s.ndim > 1 or (s > MAX_DISCRETE_SCALE).any():
         raise ValueError(f"scale must be a scale <= 2^57 or a 1-D array of them, got {scale!r}")
     words = np.asarray(words)
@@ -169,7 +177,7 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     >>> bool(abs(np.mean(k == 0) - (1 - r) / (1 + r)) < 0.005)
     True
     """
-    s = _scales(scale)
+    s = _scales(scale, exact=True)
     if (s > MAX_DISCRETE_SCALE).any():
         raise ValueError(
             f"scale must be <= 2^57 for int64 outputs of the exact discrete sampler, got {s[s > MAX_DISCRETE_SCALE].ravel()[0]!r}"

@@ -170,9 +170,8 @@ def make_report(
         raise ValueError(f"no claim matches --only {only!r}" if only else "no claims to report")
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    # supervised: a check that ends its process, hangs or is killed is that claim's error, never a short report
     results = run_claims(selected, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress,
-                         supervised=True)
+                         isolate=timeout is not None)
     doc = results_document(results, command=command, started=started, total_seconds=time.perf_counter() - t0,
                            settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough})
     return write_report(out, doc, results, proofs_root=proofs_root, compare_with=compare_with)

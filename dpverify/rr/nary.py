@@ -167,6 +167,8 @@ class ExactOptimum:
 
 
 def _fractions(pi: Any, name: str) -> list[Fraction]:
+    if hasattr(pi, "__len__") and not isinstance(pi, (str, bytes)):  # the n×n rationals, before parsing n entries
+        check_budget(64.0 * len(pi) ** 2, f"{name} with {len(pi)} entries (an n×n mechanism of rationals)")
     out = rationals(pi, name)
     if any(x < 0 for x in out) or sum(out) != 1:
         raise ValueError(f"{name} must be a probability vector of rationals summing to 1, got {pi!r}")

@@ -13,6 +13,8 @@ object the check turns into one.
   :func:`qp_optimum` — a convex QP optimum certified by its KKT conditions, the same way;
 - :func:`finite_mechanism_privacy` — the exact privacy of a finite mechanism
   (a row-stochastic matrix), via :func:`dpverify.audit.check_ldp`;
+- :func:`prove_privacy` — an exact proof of ε-DP of a symbolic finite law for every ε
+  (:func:`dpverify.exact.prove`), or an exact counterexample;
 - :func:`audit_epsilon` — a statistical audit (``refuted`` or ``inconclusive`` only);
 - :func:`erratum_outcome` — the erratum rule (the printed statement fails, the corrected one
   holds), written once for every room;
@@ -33,6 +35,7 @@ from dpverify.toolkit.erratum import erratum_outcome, erratum_verdict
 from dpverify.toolkit.lp import LPOptimum, exact_lp_certificate, lp_optimum, lp_residuals
 from dpverify.toolkit.qp import QPOptimum, qp_optimum
 from dpverify.toolkit.privacy import audit_epsilon, finite_mechanism_privacy
+from dpverify.toolkit.prove import prove_privacy
 from dpverify.toolkit.simulation import simulate_against
 from dpverify.toolkit.symbolic import Equality, check_equal, derive_and_compare, symbolic_equal
 
@@ -49,6 +52,7 @@ __all__ = [
     "finite_mechanism_privacy",
     "lp_optimum",
     "lp_residuals",
+    "prove_privacy",
     "qp_optimum",
     "simulate_against",
     "symbolic_equal",

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dpverify.toolkit.shapes import check_shape, vector_length
+from dpverify.toolkit.shapes import check_shape, checked_coo, vector_length
 from dpverify.validation import check_bool, check_elements, check_finite_array, check_positive_int
 
 __all__ = ["LPOptimum", "SOLVER_RANGE", "check_solver_range", "exact_lp_certificate", "lp_optimum", "lp_residuals", "rationals",
@@ -69,7 +69,7 @@ def lp_residuals(c, A_ub, b_ub, A_eq, b_eq, x, y_ub, y_eq) -> tuple[float, float
 def _float_matrix(A: Any, name: str, m: int, n: int, b_name: str):
     """A finite float matrix (dense, or scipy sparse as is) of shape (m, n); errors name ``name``."""
     if hasattr(A, "tocoo") and hasattr(A, "shape"):
-        coo = A.tocoo()
+        coo = checked_coo(A, name)
         check_elements(coo.data, name)
         if not np.all(np.isfinite(coo.data)):
             raise ValueError(f"{name} must be finite")
@@ -216,7 +216,7 @@ def matrix_entries(A: Any, name: str) -> tuple[list[tuple[int, int, Fraction]], 
         cols = max((j for _, j in A), default=-1) + 1
         return [(i, j, to_fraction(v, name)) for (i, j), v in A.items() if v != 0], (rows, cols)
     if hasattr(A, "tocoo"):
-        coo = A.tocoo()
+        coo = checked_coo(A, name)
         if coo.nnz > _MAX_EXACT_NNZ:
             raise ValueError(f"{name} has {coo.nnz} non-zeros; exact verification is limited to {_MAX_EXACT_NNZ}")
         return [(int(i), int(j), to_fraction(v, name)) for i, j, v in zip(coo.row, coo.col, coo.data) if v != 0], coo.shape

@@ -22,11 +22,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 
 from dpverify.plain_checks import check_text
 from dpverify.validation import check_elements, check_nonneg_int
 
-__all__ = ["check_shape", "vector_length"]
+__all__ = ["check_shape", "checked_coo", "vector_length"]
 
 
 def vector_length(v: Any, name: str) -> int:
@@ -102,3 +103,30 @@ def check_shape(A: Any, name: str, m: int, n: int, b_name: str) -> None:
             return
     if shape != (m, n):
         raise ValueError(f"{name} has shape {shape}, expected {(m, n)}: {why}")
+
+
+def checked_coo(A: Any, name: str):
+    """A scipy sparse matrix as a fresh COO copy whose indices lie inside its shape, duplicates summed
+    (scipy's meaning of a repeated entry); an index outside (e.g. ``.col`` altered after construction)
+    is a ValueError naming ``name``.
+
+    >>> import scipy.sparse as sps
+    >>> checked_coo(sps.coo_matrix(([1, 2], ([0, 0], [1, 1])), shape=(1, 2)), "A").toarray().tolist()
+    [[0, 3]]
+    """
+    check_text(name, "name")
+    if not scipy.sparse.issparse(A):
+        raise TypeError(f"{name} must be a scipy.sparse matrix, got {type(A).__name__}")
+    try:
+        coo = A.tocoo(copy=True)
+    except (ValueError, IndexError, TypeError) as exc:  # scipy's own check of altered indices
+        raise ValueError(f"{name} is not a valid sparse matrix: {exc}") from None
+    rows, cols = np.asarray(coo.row), np.asarray(coo.col)
+    m, n = (int(t) for t in coo.shape)
+    bad = (rows < 0) | (rows >= m) | (cols < 0) | (cols >= n)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{name} has a stored entry at (row {int(rows[k])}, column {int(cols[k])}), outside its "
+                         f"shape {(m, n)}: a sparse matrix's indices must lie in 0..rows-1 and 0..cols-1")
+    coo.sum_duplicates()
+    return coo

@@ -152,3 +152,16 @@ def test_words_input_validated():
         discrete_laplace_words(np.ones(3), w, None)
     with pytest.raises(ValueError, match="scale"):
         discrete_laplace_words(np.full(3, 2.0**58), w, lambda i: None)
+
+
+@pytest.mark.parametrize("scale", [2**53 + 1, np.longdouble(1) / 3, np.array([1, 2**60 + 1])])
+def test_a_scale_that_is_not_a_float64_is_refused_not_rounded(scale):
+    """Rounding 2**53 + 1 down to 2**53 would shrink the noise (ε grows by 1 + 2^-52): refused by name."""
+    from dpverify.primitives.sampling import discrete_laplace, discrete_laplace_words
+
+    with pytest.raises(ValueError, match="scale must be exactly a float64"):
+        discrete_laplace(scale, 2, rng=0)
+    w = np.zeros((np.size(scale), 8), dtype=np.uint64)
+    with pytest.raises(ValueError, match="scale must be exactly a float64"):
+        discrete_laplace_words(np.atleast_1d(scale), w, lambda i: None)
+    assert discrete_laplace(2**53, 2, rng=0).dtype == np.int64  # exactly representable: accepted
