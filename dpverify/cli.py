@@ -60,6 +60,7 @@ ENGINE_COMMANDS: dict[str, tuple[str, str]] = {
     "claims": ("dpverify.claims.cli", "list the registered claims with their sources"),
     "report": ("dpverify.report.cli", "write the self-contained HTML + JSON audit report"),
     "audit": ("dpverify.audit.cli", "black-box lower bound on a mechanism's ε from samples"),
+    "prove": ("dpverify.exact.cli", "exact proof or counterexample of ε-DP of a finite law, for every ε > 0"),
 }
 
 

@@ -25,6 +25,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from dpverify.budget import check_elements
+from dpverify.validation import check_nonneg_int, check_size
+
 __all__ = ["two_sided_geometric"]
 
 _DELTA = 2.0**-44  # decision margin; every approximation p̂ is within 2^-46 of its p
@@ -229,10 +232,20 @@ def two_sided_geometric(s: np.ndarray, n: int, draw) -> np.ndarray:
 
     ``draw(ids)`` returns one fresh uniform 64-bit word (uint64) for each id in the int64 array
     ``ids`` (the draws' own streams; with a shared stream the ids only count the words).
+
+    Example
+    -------
+    >>> raw = np.random.default_rng(0).bit_generator.random_raw
+    >>> two_sided_geometric(np.array([2.0]), 3, lambda ids: raw(ids.size)).shape
+    (3,)
     """
+    s = np.asarray(s)
+    check_elements(s, "s")  # a zero-stride view is refused by its logical size, before any copy
+    if s.dtype.kind not in "iuf":  # bool, complex, text: not scales
+        raise TypeError(f"s must be one or more real scales, got an array of dtype {s.dtype}")
     s = np.asarray(s, dtype=np.float64).ravel()
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise TypeError(f"n must be a non-negative integer, got {n!r}")
+    n = check_nonneg_int(n, "n")
+    check_size(max(n, 1), "n")  # the n draws: refused up front beyond the memory budget
     if s.size not in (1, n) or not (np.isfinite(s).all() and (s > 0).all() and (s <= 2.0**57).all()):
         raise ValueError(f"s must be one scale or {n} scales in (0, 2^57], got {s.size} values")
     if not callable(draw):
