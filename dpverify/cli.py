@@ -17,23 +17,33 @@ True
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import importlib.util
 import sys
 import textwrap
+import types
 import warnings
+from pathlib import Path
 from typing import Sequence
 
 from dpverify.rooms import rooms
 
 DESCRIPTION = """\
-The mathematics of differential-privacy papers, checked by machine: run the papers'
-claims (verify), write the audit report (report), audit a mechanism from samples
-(audit), and the rooms' own commands. `dpverify COMMAND --help` describes each."""
+The statements of differential-privacy papers and libraries, checked by machine: run
+claims, the shipped papers' or your own (verify), write the report (report), audit a
+mechanism from samples (audit), prove a finite mechanism for every ε (prove), and the
+subjects' own commands. `dpverify COMMAND --help` describes each."""
 
 #: the engine's words, shown at the end of ``dpverify --help`` with the rooms' words
 ENGINE_GLOSSARY: tuple[tuple[str, str], ...] = (
     ("claim", "one statement of a paper (or of dpverify itself) with a machine check, an id such as "
               "rr.model2.standard_form, a source and the verdict expected"),
+    ("source", "where a claim comes from: Source(paper, section, equation); for the shipped papers, paper is "
+               "the key listed under paper, for your own any text such as \"Balle & Wang, ICML 2018\""),
+    ("evidence", "the numbers, formulas and counterexamples a check returns beside its verdict"),
+    ("baseline", "a file of recorded verdicts and evidence (`verify --update-baseline FILE`); `verify --baseline "
+                 "FILE` fails when a verdict or a number drifts from it"),
     ("--seed", "an RNG seed (integer): the same seed gives the same noise and the same numbers"),
     ("verdicts", "holds: the statement is true as printed; erratum: wrong as printed, the corrected statement "
                  "holds; refuted: false (with a counterexample or an audited lower bound); inconclusive: neither "
@@ -61,6 +71,8 @@ ENGINE_COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("dpverify.report.cli", "write the self-contained HTML + JSON audit report"),
     "audit": ("dpverify.audit.cli", "black-box lower bound on a mechanism's ε from samples"),
     "prove": ("dpverify.exact.cli", "exact proof or counterexample of ε-DP of a finite law, for every ε > 0"),
+    "conform": ("dpverify.conform.cli", "check a DP library's measurements against their own stated privacy"),
+    "completion": ("dpverify.completion", "print a shell completion script (bash or zsh)"),
 }
 
 
@@ -77,13 +89,12 @@ def glossary_words() -> list[tuple[str, str]]:
     """The glossary: the engine's words, the rooms and papers found, and each room's own words."""
     found = rooms()
     with_claims = ", ".join(r.name for r in found)
-    papers = sorted({(p.key, r.name) for r in found for p in r.papers})
+    papers = sorted({(p.key, p.citation, r.name) for r in found for p in r.papers})
     words = [ENGINE_GLOSSARY[0],
              ("room", f"a folder holding one subject's code, claims and proofs: {with_claims}; "
                       "`--only PREFIX.` selects the claims of one id prefix"),
-             ("paper", f"one of the {len(papers)} papers checked, by its number: "
-                       + ", ".join(f"{k} (room {r})" for k, r in papers)
-                       + "; `dpverify claims` shows each claim's source"),
+             ("paper", f"the {len(papers)} papers checked, by the key their claims' sources give: "
+                       + "; ".join(f"{k}: {c} (room {r})" for k, c, r in papers)),
              *ENGINE_GLOSSARY[1:]]
     for r in found:
         words += [w for w in r.glossary if w[0] not in {x[0] for x in words}]
@@ -152,6 +163,90 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _wants_help(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` names a command and asks for its help (``-h``/``--help`` before any ``--``)."""
+    for a in argv:
+        if a == "--":
+            return False
+        if a in ("-h", "--help"):
+            return True
+    return False
+
+
+def _packages(module: str) -> list[str]:
+    """The packages ``dpverify CMD --help`` need not run: ``module``'s parents and dpverify's subpackages."""
+    parts = module.split(".")
+    names = [".".join(parts[:i]) for i in range(2, len(parts))]
+    base = Path(__file__).resolve().parent
+    for init in sorted(base.glob("*/**/__init__.py")):
+        if "__pycache__" not in init.parts:
+            names.append(".".join(("dpverify", *init.parent.relative_to(base).parts)))
+    return list(dict.fromkeys(names))
+
+
+@contextlib.contextmanager
+def _packages_unrun(module: str):
+    """Import ``module`` for its parser only: no package's ``__init__`` file is run.
+
+    A command's help needs only the arguments its ``register`` adds, while a package's
+    ``__init__`` (``dpverify.claims``, ``dpverify.audit``, ``dpverify.exact``, a room) imports the
+    whole subject (scipy, sympy).  Inside this context the command module's parent packages and
+    dpverify's subpackages not yet imported are stand-ins that only know where their files are, so
+    ``dpverify CMD --help`` costs the modules the command imports itself.  A command module that
+    needs a name from a package's ``__init__`` raises ImportError here, and its help is then built
+    the normal way.  On leaving, the stand-ins and every module imported under them are forgotten
+    again, so nothing run later can see a stand-in (modules outside them, such as numpy, stay:
+    they cannot be loaded twice).
+    """
+    before = set(sys.modules)
+    stand_ins: list[str] = []
+    try:
+        for name in _packages(module):
+            if name in sys.modules or name.rpartition(".")[0] not in sys.modules:
+                continue
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.submodule_search_locations is None:
+                continue
+            stand_in = types.ModuleType(name)
+            stand_in.__path__ = list(spec.submodule_search_locations)
+            stand_in.__spec__ = spec
+            sys.modules[name] = stand_in
+            stand_ins.append(name)
+        yield
+    finally:
+        for name in set(sys.modules) - before:
+            if any(name == s or name.startswith(s + ".") for s in stand_ins):
+                del sys.modules[name]
+
+
+def _help(argv: Sequence[str]) -> int | None:
+    """``dpverify CMD ... --help`` answered without running the packages' ``__init__`` files.
+
+    Returns the exit status when the help (or a usage error) was printed, None when it could
+    not be answered so (the command module needs its package: then the full import runs).
+    """
+    table = commands()
+    wanted = _chosen(argv, table)
+    if wanted is None:
+        return None
+    module, _ = table[wanted]
+    p = argparse.ArgumentParser(prog="dpverify", description=DESCRIPTION, epilog=glossary(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    try:
+        with _packages_unrun(module):
+            for name, (mod, helptext) in table.items():
+                if mod != module:
+                    sub.add_parser(name, help=helptext, add_help=False)
+            importlib.import_module(module).register(sub)
+            p.parse_args(argv)
+    except SystemExit as stop:  # the help was printed (0), or a usage error (2)
+        return int(stop.code or 0)
+    except Exception:  # noqa: BLE001 -- the module needs its package: answer with the full import
+        return None
+    return None
+
+
 def _describe(exc: BaseException) -> str:
     """One line for an error a user can act on (no traceback)."""
     if isinstance(exc, MemoryError):
@@ -174,6 +269,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command runs are shown after it succeeds, never before an error.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if _wants_help(argv):
+        status = _help(argv)
+        if status is not None:
+            return status
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:

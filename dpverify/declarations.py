@@ -28,8 +28,9 @@ _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 class Paper:
     """A paper a room verifies.
 
-    ``key`` is its seed id (``"004"``: the file ``004_*.txt`` of the seeds), the id a claim's
-    ``Source.seed`` names; ``seed_file`` the name of that file (``""``, the default: not given).
+    ``key`` is the short key a claim's ``Source.paper`` names (``"004"``; the report and the docs
+    show the title, authors and venue instead); ``seed_file`` the name of the file holding the
+    paper's text (``004_*.txt``; ``""``, the default: not given).
 
     Example
     -------

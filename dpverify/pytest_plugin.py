@@ -8,19 +8,18 @@ FILE`` collects the claims a claims file registers with
 - ``FILE::room.name[thorough]`` runs ``check(thorough=True)`` and is marked
   ``slow``, so ``-m "not slow"`` skips it.
 
-Supervised: before a claims file is imported for collection, it is imported in a child
-process (:func:`dpverify.claims.supervisor.guarded_load`); a file that exits there (even by
-``os._exit``), is killed, raises a ``BaseException`` that is not an ``Exception``, or
-blocks past ``--dpverify-load-timeout`` (default 60 s) is a collection error naming it, so
-pytest exits non-zero.  The items' checks then run one at a time, as pytest reaches each item,
-each in a fresh worker process forked for it (it inherits the imported claims files, so
-nothing one check does to its process reaches another;
-:class:`dpverify.claims.supervisor.TaskRunner`): a check that calls ``os._exit``, is killed,
+Supervised: a claims file is never imported in pytest's own process.  A child process imports
+it (:func:`dpverify.claims.loadguard.load_in_child`) and sends the records of its claims, of
+which the items are made (:mod:`dpverify.claims.remote`); a file that exits there (even by
+``os._exit``), is killed, raises a ``BaseException`` that is not an ``Exception``, or blocks past
+``--dpverify-load-timeout`` (default 60 s) is a collection error naming it, so pytest exits
+non-zero.  The items' checks then run one at a time, as pytest reaches each item, in a
+supervised worker process that imports the file again and serves that file's items
+(:class:`dpverify.claims.supervisor.TaskRunner`): a check that calls ``os._exit``, is killed,
 runs past its limit (``--dpverify-timeout``, else its declared ``timeout``), raises
 ``KeyboardInterrupt``, sends its supervisor anything but its one report, leaves processes
-running or modifies a file under its claims file's folder is an ``error``.  Pytest itself
-imports the claims files to collect them, so a file that behaves only in pytest's own process
-is not caught (see docs/own-claims.md).
+running, changes the claims engine in its worker or modifies a file under its claims file's
+folder is an ``error``, and the worker is not used again.
 An item passes when the verdict equals the claim's expected verdict; an
 ``error`` verdict always fails.  On failure the report shows the verdict,
 the summary, the evidence and, for an error, the traceback.
@@ -73,8 +72,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fail claims whose verdict or evidence drifted from this baseline file")
     group.addoption("--dpverify-update-baseline", action="store_true", default=False,
                     help="write the verdicts and evidence of the claims that ran to the baseline file")
-    group.addoption("--dpverify-rtol", type=float, default=None, help="relative tolerance of the baseline gate")
-    group.addoption("--dpverify-atol", type=float, default=None, help="absolute tolerance of the baseline gate")
+    group.addoption("--dpverify-rtol", type=float, default=None,
+                    help="relative tolerance of the baseline gate (default: that of dpverify verify --rtol)")
+    group.addoption("--dpverify-atol", type=float, default=None,
+                    help="absolute tolerance of the baseline gate (default: that of dpverify verify --atol)")
     group.addoption("--dpverify-timeout", type=float, default=None, metavar="SECONDS",
                     help="stop each claim's check after this many seconds (default: the claim's declared timeout)")
     group.addoption("--dpverify-load-timeout", type=float, default=None, metavar="SECONDS",
@@ -197,44 +198,62 @@ def pytest_pycollect_makemodule(module_path: Path, parent):
 
 
 class ClaimsFile(pytest.Module):
-    """A claims file: imported the way pytest imports test modules; yields its claims."""
+    """A claims file: imported only in child processes (the way pytest imports test modules);
+    yields an item for each claim the loading child reported."""
 
     def collect(self):
+        from dpverify.claims.loadguard import ChildLoadError, load_in_child
+        from dpverify.claims.remote import remote_claims
+
+        limit = self.config.stash[_LIMITS]["load"]
+        try:
+            got, why = load_in_child(self._records, limit, base_exceptions=True)
+        except ChildLoadError as exc:  # pytest's own message for a file that fails to import, with its traceback
+            raise self.CollectError(str(exc) if exc.kind == "CollectError" else f"{exc.kind}: {exc}\n{exc.tb}") from None
+        if why is not None:
+            raise self.CollectError(f"{self.path}: {why} (imported in a child process; not collected)")
+        if isinstance(got, dict) and isinstance(got.get("skip"), str):
+            raise pytest.skip.Exception(got["skip"], allow_module_level=True)
+        if isinstance(got, dict) and isinstance(got.get("error"), str):
+            raise self.CollectError(got["error"])
+        try:
+            claims = remote_claims(got if isinstance(got, list) else [None], lambda spec: self._claims)
+        except ValueError as exc:
+            raise self.CollectError(f"{self.path}: loading the claims sent a malformed message ({exc})") from None
+        for c in claims:
+            yield ClaimItem.from_parent(self, name=c.id, claim=c, thorough=False)
+            yield ClaimItem.from_parent(self, name=f"{c.id}[thorough]", claim=c, thorough=True)
+        from dpverify.claims.loading import not_reported
+
+        for r in not_reported([str(self.path)], claims, None):  # declared in its text, never reported: fails
+            yield ClaimItem.from_parent(self, name=r.claim.id, claim=r.claim, thorough=False, known=r)
+
+    def _claims(self) -> list:
+        """Import the file (pytest's import mode, ``sys.path`` and errors) and return the claims it
+        registered: in the loading child, and again in the worker that runs them."""
         from dpverify.claims.store import registered_since, snapshot
 
-        self._guard()
         before = snapshot()
+        mod = self.obj
+        files = {str(Path(mod.__file__).resolve())} if getattr(mod, "__file__", None) else set()
+        return registered_since(before, files)
+
+    def _records(self) -> Any:
+        """In the loading child: the claims' records, or ``{"skip": reason}`` for a file that skips
+        itself, or ``{"error": "FILE:LINE: message"}`` for a claim defined wrongly."""
+        from dpverify.claims.remote import record_of
+
         try:
-            mod = self.obj  # the import (pytest's import mode, sys.path and error reporting)
+            return [record_of(c, spec=str(self.path)) for c in self._claims()]
+        except pytest.skip.Exception as exc:
+            return {"skip": str(exc.msg)}
         except (ValueError, TypeError) as exc:  # a claim defined wrongly: one line FILE:LINE: message
             from dpverify.claims.sources import authoring_error
 
             one_line = authoring_error(exc)
             if one_line is None:
                 raise
-            raise self.CollectError(one_line) from None
-        files = {str(Path(mod.__file__).resolve())} if getattr(mod, "__file__", None) else set()
-        for c in registered_since(before, files):
-            yield ClaimItem.from_parent(self, name=c.id, claim=c, thorough=False)
-            yield ClaimItem.from_parent(self, name=f"{c.id}[thorough]", claim=c, thorough=True)
-
-    def _guard(self) -> None:
-        """Import the file in a supervised child first: a file that exits (even by ``os._exit``),
-        is killed, raises ``SystemExit``, ``KeyboardInterrupt`` or another ``BaseException``, or
-        blocks past the load limit is a collection error naming it, and is never imported here."""
-        from dpverify.claims.supervisor import guarded_load
-
-        def load() -> list:
-            try:
-                self.obj  # noqa: B018 -- pytest's own import, in the child
-            except (Exception, pytest.skip.Exception):  # reported (or skipped) by the import in this process
-                pass
-            return []
-
-        limit = self.config.stash[_LIMITS]["load"]
-        why = guarded_load(load, limit, base_exceptions=True)
-        if why is not None:
-            raise self.CollectError(f"{self.path}: {why} (imported first in a child process; not collected)")
+            return {"error": one_line}
 
 
 class ClaimFailed(Exception):
@@ -248,19 +267,20 @@ class ClaimFailed(Exception):
 class ClaimItem(pytest.Item):
     """One run of one claim's check."""
 
-    def __init__(self, *, claim, thorough: bool, **kw):
+    def __init__(self, *, claim, thorough: bool, known: Any = None, **kw):
         super().__init__(**kw)
         self.claim = claim
         self.thorough = thorough
+        self.known = known  # a result known without running a check (a claim declared but never reported)
         self.add_marker("dpverify")
         if thorough:
             self.add_marker("slow")
 
     def runtest(self) -> None:
-        from dpverify.claims.baseline import baseline_key, drift, entry_of
+        from dpverify.claims.baseline import baseline_key, check_baseline, entry_of
         from dpverify.claims.runner import result_to_json
 
-        r = _session_run(self).result(self)
+        r = self.known if self.known is not None else _session_run(self).result(self)
         js = result_to_json(r)
         key = baseline_key(self.claim.id, self.thorough)
         if not r.as_expected:
@@ -271,10 +291,10 @@ class ClaimItem(pytest.Item):
         if base is not None:
             opt = self.config.getoption
             tolerances = {k: opt(f"dpverify_{k}") for k in ("rtol", "atol") if opt(f"dpverify_{k}") is not None}
-            lines = drift(base, {key: entry}, **tolerances)
-            if lines:
-                raise ClaimFailed(f"claim {self.claim.id}: drifted from the baseline {_baseline_path(self.config)}\n"
-                                  + "\n".join(f"  {ln}" for ln in lines))
+            checked = check_baseline(base, {key: entry}, **tolerances)
+            if not checked.ok:
+                raise ClaimFailed(checked.headline(self.claim.id, _baseline_path(self.config)) + "\n"
+                                  + "\n".join(f"  {ln}" for _, ln in checked.differences))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ClaimFailed):
@@ -293,13 +313,18 @@ class _SessionRun:
         from dpverify.claims.runner import run_claim
         from dpverify.claims.supervisor import TaskRunner
 
-        self.items = [it for it in session.items if isinstance(it, ClaimItem)]
+        self.items = [it for it in session.items if isinstance(it, ClaimItem) and it.known is None]
         self.index = {id(it): k for k, it in enumerate(self.items)}
         self.timeout = session.config.stash[_LIMITS]["timeout"]
         self.runner = TaskRunner([(it.claim, it.thorough) for it in self.items], run_claim, timeout=self.timeout)
 
     def result(self, item: "ClaimItem") -> Any:
         """The item's result: a reported verdict, or an ``error`` saying why there is none."""
+        from dpverify.claims.remote import failed_result
+
+        known = failed_result(item.claim)  # a stand-in for a file that failed to load: no worker runs it
+        if known is not None:
+            return known
         k = self.index.get(id(item))
         if k is not None:
             return self.runner.result(k)
@@ -332,6 +357,19 @@ def _describe(js: dict, tb: str | None) -> str:
     if tb:
         lines += ["", tb.rstrip()]
     return "\n".join(lines)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """With a baseline: one line saying how many claims matched it (and what it did not record)."""
+    base, entries = config.stash.get(_BASELINE, None), config.stash.get(_ENTRIES, {})
+    if base is None or not entries:
+        return
+    from dpverify.claims.baseline import check_baseline
+
+    opt = config.getoption
+    tolerances = {k: opt(f"dpverify_{k}") for k in ("rtol", "atol") if opt(f"dpverify_{k}") is not None}
+    terminalreporter.write_line(f"dpverify {check_baseline(base, entries, **tolerances).summary()} "
+                                f"({_baseline_path(config)})")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

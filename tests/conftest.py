@@ -4,12 +4,18 @@ Statistical tests in this suite are seeded; each states its false-alarm rate
 in its docstring.  Hypothesis runs derandomised so that CI is reproducible.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The claims listing cache (dpverify.claims.listing) of the tests' `dpverify claims` and `verify`
+# runs goes to a folder of this session, never to the user's cache folder.
+os.environ.setdefault("DPVERIFY_CACHE_DIR", tempfile.mkdtemp(prefix="dpverify-test-cache-"))
 
 settings.register_profile(
     "dpverify", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -594,8 +594,22 @@ OVERRIDES = {
         "dpverify.claims.runner", fromlist=["x"]).result_to_json(RESULT.value))},
     "dpverify.claims.baseline.write_baseline": {"path": "baseline.json", "entries": {"rr.x": {"verdict": "holds"}}},
     "dpverify.claims.drift.compare_reports": {"old": DOC, "new": DOC},
+    "dpverify.claims.baseline.check_baseline": {"baseline": {"rr.x": {"verdict": "holds"}},
+                                                "current": {"rr.x": {"verdict": "holds"}}},
+    "dpverify.claims.baseline.BaselineCheck": {"matched": ("rr.x",), "differences": (), "missing": (),
+                                               "unrecorded": (), "rtol": 1e-6, "atol": 1e-9},
+    "dpverify.claims.baseline.records_thorough": {"baseline": {"rr.x[thorough]": {"verdict": "holds"}}},
+    "dpverify.claims.envelope.envelope": {"results": [{"id": "rr.x", "verdict": "holds", "expected": "holds"}],
+                                          "command": "dpverify verify", "seconds": 0.5},
+    "dpverify.report.entries.status_line": {"claims": [{"id": "rr.x", "verdict": "holds", "expected": "holds"}],
+                                           "provenance": {}},
+    "dpverify.report.mathtext.prose_html": {"text": "e^ε and M_{2^m}"},
+    "dpverify.report.entries.source_text": {"c": {"source_parts": {"paper": "My paper", "section": "§1"}}},
+    "dpverify.report.figures.readable": {"fig": Lazy(lambda: __import__("matplotlib.figure", fromlist=["x"]).Figure())},
     "dpverify.claims.model.check_timeout": {"seconds": 5.0},
-    "dpverify.claims.model.Source": {"seed": "000"},
+    "dpverify.claims.model.Source": {"paper": "000"},
+    "dpverify.report.papers.paper_for": {"paper": "000"},
+    "dpverify.completion.completion_script": {"shell": "bash"},
     "dpverify.claims.model.Outcome": {"verdict": "holds"},
     "dpverify.claims.model.namespace_of": {"claim_id": "rr.x"},
     "dpverify.claims.model.room_name_of": {"claim_id": "rr.x"},
@@ -707,6 +721,11 @@ OVERRIDES = {
     # render, screening, selection, stages)
     "dpverify.audit.dask_backend.DaskExecutor": {"client": Lazy(_StubClient)},
     "dpverify.audit.chunks.Progress": {"callback": None, "total": 10},
+    "dpverify.audit.binning.edge_ranks": {"n": 1000},
+    "dpverify.audit.binning.in_bins": {"t": np.array([-1.0, 0.5, 3.0]), "edges": np.array([0.0, 1.0]),
+                                       "mask": np.array([True, False, True])},
+    "dpverify.audit.binning.in_values": {"t": np.array([0, 1, 5]), "values": np.array([0, 1]),
+                                         "mask": np.array([True, False, True])},
     "dpverify.audit.chunks.run_tasks": {"tasks": [lambda: 1, lambda: 2], "executor": None,
                                         "prog": Lazy(lambda: __import__("dpverify.audit.chunks", fromlist=["x"]).Progress(None, 0)),
                                         "sizes": [0, 0]},  # zero draws: the progress counter stays put
@@ -780,6 +799,12 @@ OVERRIDES = {
         "claims": [QUICK_CLAIM.value], "run": _supervised_call()["run"], "thorough": False, "jobs": 1, "timeout": 5.0}),
     "dpverify.claims.supervisor.guarded_load": {"load": list, "limit": 5.0},  # list() loads no claims
     "dpverify.claims.loadguard.guarded_load": {"load": list, "limit": 5.0},  # (moved there from supervisor)
+    "dpverify.claims.loadguard.load_in_child": {"load": list, "limit": 5.0},  # list() is JSON data
+    "dpverify.claims.loading.claims_to_run": {"sources": [], "only": "rr.model2.", "limit": 60.0},
+    "dpverify.claims.listing.cached_listing": {"only": "rr."},
+    "dpverify.claims.loading.not_reported": {"sources": [], "claims": [], "only": None},
+    "dpverify.claims.listing.package_digest": {},
+    "dpverify.claims.listing.remember": {},
     "dpverify.audit.supervised.run_supervised": {"work": int, "name": "m"},  # int() == 0: the status
     "dpverify.audit.supervised.supervise_command": {"work": int, "name": "m"},
     "dpverify.audit.contained.worker_death": {"exc": Lazy(lambda: ValueError("x"))},
@@ -889,6 +914,8 @@ OVERRIDES = {
     "dpverify.continual.weights.round_feasible": {"d": np.array([1.0, 1.0]), "absA": Lazy(_eye2)},
     "dpverify.continual.tree_weights.elders_parents": {"offsets": [(0, 4), (4, 2)], "k": 3},
     "dpverify.continual.tree_weights.tree_optimal_weights": Lazy(lambda: dict(zip(("R", "A", "parent"), _elders_tree()))),
+    "dpverify.continual.tree_minimax.tree_minimax_weights": Lazy(lambda: dict(zip(("R", "A", "parent"), _elders_tree()))),
+    "dpverify.conform.pld.Composed": None,  # a record the composition returns (its alias_log is -inf by default)
     "dpverify.continual.tree_weights.certify_weights": {"R": Lazy(_eye2), "A": Lazy(_eye2), "d": [1.0, 1.0],
                                                         "mu": [2.0, 2.0]},
     "dpverify.exact.prove.prove": {"P": Lazy(_exact_law), "epsilon": _EPS},
@@ -916,6 +943,16 @@ OVERRIDES = {
     "dpverify.exact.programs.context.ExactContext": {"prefix": ()},
     "dpverify.exact.programs.context.SampleContext": {"rng": Lazy(lambda: np.random.default_rng(0)), "epsilon": 1.0},
     "dpverify.exact.programs.context.Threshold": {"T": 2},
+    "dpverify.exact.closed.KRRLaw": {"k": 3},
+    "dpverify.exact.closed.ExponentialLaw": {"pairs": (((0.0, 1.0), (1.0, 1.0)),), "sensitivity": 1.0, "factor": 2.0},
+    "dpverify.exact.mechanism.prove_mechanism": {"mechanism": Lazy(lambda: __import__(
+        "dpverify.mechanisms", fromlist=["x"]).catalogue()["audit.mechanisms.KRR"]), "epsilon": _EPS},
+    "dpverify.mechanisms.protocol.SymbolicLaw": {"epsilon": _EPS, "matrix": Lazy(_exact_law), "inputs": (0, 1),
+                                                  "pairs": ((0, 1), (1, 0))},
+    "dpverify.rr.mechanisms.OptimumLaw": {"pi": (0.5, 0.5), "delta": 0.0},
+    "dpverify.exact.programs.tails.prove_program": {"law": Lazy(lambda: __import__(
+        "dpverify.exact.programs.law", fromlist=["x"]).program_law(__import__(
+            "dpverify.exact.programs.checkdp", fromlist=["x"]).noisymax, [(0, 0), (1, 0)])), "pairs": [(0, 1), (1, 0)]},
     "dpverify.toolkit.shapes.checked_coo": {"A": Lazy(lambda: __import__("scipy.sparse", fromlist=["x"]).coo_matrix(
         np.eye(2))), "name": "A"},
 }
@@ -1173,3 +1210,78 @@ def callable_of(qual: str, obj):
     """The function the fuzz calls: ``obj``, or its keyword wrapper."""
     return WRAPPED[qual][0] if qual in WRAPPED else obj
 
+
+
+# ----------------------------------------------------------------------------- H4 (issue 28): the conform sweep
+
+
+def _conform_rr_case():
+    from dpverify.conform.laws import randomized_response
+    from dpverify.conform.rows import Case
+    from dpverify.mechanisms.privacy import PureDP
+
+    def coin(x, n, rng):
+        return np.where(rng.random(n) < 0.75, x, 1 - x)
+
+    return Case("rr", {"prob": 0.75}, PureDP(1.0986), "MaxDivergence", [(0, 1)], coin, 2,
+                {"rr": lambda x: randomized_response(x, k=2, prob=0.75)})
+
+
+def _opendp_laplace():
+    if _optional("opendp.prelude", {}) is None:
+        return None
+    import opendp.prelude as dp
+
+    return dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+
+
+def _stated_mechanism(function, epsilon=1.0, *, measure="", d_in=None, library=""):
+    from dpverify.mechanisms.adapters.stated import StatedMechanism
+
+    return StatedMechanism(function, epsilon, measure=measure, d_in=d_in, library=library)
+
+
+def _audit_args():
+    from types import SimpleNamespace
+
+    return SimpleNamespace(jobs=1, full=False, seed=0, samples=1000, confidence=0.9, json=True, mechanism="m:f",
+                           stated=("rdp", 2.0, 1.0))
+
+
+OVERRIDES.update({
+    "dpverify.conform.finite.box": {"counts": np.array([50, 50]), "alpha": 0.01},
+    "dpverify.conform.finite.exact": {"kind": "pure", "p": [0.75, 0.25], "q": [0.25, 0.75]},
+    "dpverify.conform.finite.lower": {"kind": "pure", "counts_p": np.array([75, 25]), "counts_q": np.array([25, 75]),
+                                      "alpha": 0.01},
+    "dpverify.conform.finite.fits": {"counts": np.array([48, 52]), "probs": [0.5, 0.5]},
+    "dpverify.conform.laws.binned": {"noise": "laplace", "mean": 0.0, "scale": 1.0, "edges": [0.0, 1.0]},
+    "dpverify.conform.laws.integer": {"noise": "laplace", "mean": 0, "scale": 1.0, "lo": -2, "hi": 2},
+    "dpverify.conform.laws.randomized_response": {"truth": 0, "k": 2, "prob": 0.75},
+    "dpverify.conform.laws.orderings": {"m": 3, "k": 2},
+    "dpverify.conform.laws.top_k": {"noise": "gumbel", "scores": [1.0, 0.0, 0.0], "scale": 1.0, "k": 1},
+    "dpverify.conform.opendp_sweep.noisy_max_case": Lazy(lambda: _optional("opendp.prelude", {
+        "sampled": "max_divergence", "stated": "max_divergence", "scale": 1.0})),
+    "dpverify.conform.rows.check": {"case": Lazy(_conform_rr_case), "samples": 2000, "alpha": 0.01, "rng": 0},
+    "dpverify.conform.rows.claim_text": {"claim": Lazy(lambda: __import__("dpverify.mechanisms.privacy",
+                                                                          fromlist=["x"]).PureDP(1.0))},
+    "dpverify.conform.rows.error_row": {"constructor": "make_x", "params": {}, "exc": ValueError("no map")},
+    "dpverify.conform.sweep.rows_json": {"result": Lazy(lambda: __import__("dpverify.conform.sweep", fromlist=["x"])
+                                                        .SweepResult((), (), "opendp 0.16.0"))},
+    "dpverify.conform.sweep.sweep": Lazy(lambda: _optional("diffprivlib", {
+        "library": "diffprivlib", "samples": 2000, "only": ["Binary"], "rng": 0, "stream": None})),
+    "dpverify.mechanisms.adapters.stated.opendp_claim": Lazy(lambda: None if _opendp_laplace() is None else {
+        "measurement": _opendp_laplace(), "d_in": 1.0}),
+    "dpverify.selftest.claims.conform.conform_outcome": Lazy(lambda: _optional("opendp.prelude", {
+        "sampled": "max_divergence", "stated": "max_divergence", "samples": 1000})),
+    "dpverify.audit.cli_inputs.audit_stated": {"args": Lazy(_audit_args), "mech": _gauss_mechanism,
+                                               "pairs": [(0.0, 1.0)], "stat": "auto", "notes": []},
+    "dpverify.audit.cli_inputs.parse_params": {"items": ["scale=2", "T=int"]},
+})
+WRAPPED["dpverify.mechanisms.adapters.stated.StatedMechanism"] = (_stated_mechanism, {
+    "function": _gauss_mechanism, "epsilon": 1.0, "measure": "MaxDivergence", "library": "opendp 0.16.0"})
+# the sweep's records: built by the sweep's drivers and returned, never built from user input
+RECORDS |= {"dpverify.conform.rows.Case", "dpverify.conform.rows.FailedCase", "dpverify.conform.rows.Row",
+            "dpverify.conform.sweep.SweepResult"}
+NONE_OK |= {"dpverify.conform.sweep.sweep.stream",  # stream=None is silent (documented)
+            "dpverify.mechanisms.adapters.stated.opendp_claim.epsilon"}  # None: the whole profile (documented)
+NONE_OK |= {"dpverify.audit.cli_inputs.parse_params.items"}  # None: no --param given (argparse's default)

@@ -105,7 +105,7 @@ def test_registered_claims_are_well_formed():
 
     from dpverify.rooms import room_of
 
-    spaces = {"continual", "rr", "pca", "primitives", "audit"}
+    spaces = {"continual", "rr", "pca", "primitives", "audit", "conform"}
     assert spaces <= reserved_namespaces()  # the shipped rooms' namespaces are reserved
     for c in all_claims():
         src = source_of(c.id) or ""
@@ -115,7 +115,7 @@ def test_registered_claims_are_well_formed():
             assert c.room == room_of(c.id).name and c.namespace in room_of(c.id).namespaces, c.id
         else:
             assert c.namespace not in spaces, (c.id, src)
-        assert c.statement and c.source.seed
+        assert c.statement and c.source.paper
 
 
 def test_a_claim_knows_its_room_and_its_namespace():

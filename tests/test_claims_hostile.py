@@ -3,7 +3,8 @@
 Each case is a claims file from the review, adapted: a check that sends the parent a pickle
 whose ``__reduce__`` calls ``os._exit(0)``; a check that forges reports for other claims (as
 pickles, and as well-formed JSON for another task or a second time); a check that monkeypatches
-the supervisor so later claims report their expected verdict; a file nested too deeply to parse
+the supervisor so later claims report their expected verdict (a module attribute, a function's
+code, or from a thread that does it after the check returned); a file nested too deeply to parse
 (that exits at import); a check that escapes by double fork and ``setsid``; a check that prints a
 fake JSON result to stdout; a check that modifies a module beside its file and creates a file.
 Each runs through ``dpverify verify FILE --json`` (``--jobs 1``; ``--jobs 2`` and pytest are
@@ -15,9 +16,9 @@ fake JSON, the forge and monkeypatch cases reported later claims as holding, the
 with a traceback, the escaped process outlived the run, the print case put the fake JSON before
 the real one, and the tree case reported ``holds``.
 
-A two-faced file (it exits 0 only in the process named ``MainProcess``) still fools pytest, which
-imports the file itself to collect it, and ``dpverify verify``, which imports it after the
-guarded load; both are documented limits (docs/own-claims.md), kept here as strict xfails.
+A two-faced file (it exits 0 only in the process named ``MainProcess``) fooled pytest, which imported
+the file itself to collect it, and ``dpverify verify``, which imported it after a guarded load;
+neither imports a claims file in its own process now (:mod:`dpverify.claims.remote`).
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ FAKE = '[{"id": "FAKEGREEN.a", "verdict": "holds"}]'
 HEAD = '''import os, sys, time
 from dpverify.claims import Outcome, Source, Verdict, claim
 
-def _results_conn():  # the pipe a worker reports on, found through the stack
+def _results_conn():  # the open pipe a check's process reports on, found through the stack
     f = sys._getframe()
     while f is not None:
-        if "results" in f.f_locals and hasattr(f.f_locals["results"], "send_bytes"):
-            return f.f_locals["results"]
+        for name in ("writer", "results"):
+            conn = f.f_locals.get(name)
+            if hasattr(conn, "send_bytes") and not conn.closed:
+                return conn
         f = f.f_back
 
 def _claim(name, **kw):
@@ -87,17 +90,69 @@ def _a(thorough=False):
 PATCH = '''
 @_claim("a_attacker")
 def _a(thorough=False):
-    import dpverify.claims.runner as r, dpverify.claims.supervisor as s
-    orig = s._payload
+    import dpverify.claims.server as s
+    orig = s.payload
     def fake(run, c, thorough):
         v, ev, fig, secs, err, summ = orig(run, c, thorough)
         return (c.expected.value, ev, fig, secs, None, summ)
-    s._payload = fake
+    s.payload = fake
     return Outcome(Verdict.HOLDS)
 
 @_claim("b_broken")
 def _b(thorough=False):
     raise RuntimeError("broken")
+'''
+
+CODESWAP = '''
+@_claim("a_attacker")
+def _a(thorough=False):
+    import dpverify.claims.runner as r
+    def fake(c, *, thorough=False):
+        from dpverify.claims.model import Outcome, Result
+        return Result(c, Outcome(c.expected, {"route": "property"}), 0.0, None)
+    r.run_claim.__code__ = fake.__code__
+    return Outcome(Verdict.HOLDS)
+
+@_claim("b_broken")
+def _b(thorough=False):
+    raise RuntimeError("broken")
+'''
+
+THREAD = '''
+import threading
+@_claim("a_attacker")
+def _a(thorough=False):
+    def later():
+        time.sleep(0.3)
+        import dpverify.claims.server as s
+        orig = s.payload
+        s.payload = lambda run, c, thorough: (c.expected.value,) + tuple(orig(run, c, thorough))[1:]
+    threading.Thread(target=later, daemon=True).start()
+    return Outcome(Verdict.HOLDS)
+
+@_claim("b_broken")
+def _b(thorough=False):
+    time.sleep(0.6)
+    raise RuntimeError("broken")
+'''
+
+HIDE = '''
+def _in_loading_child():
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_name == "_records":
+            return True
+        f = f.f_back
+    return False
+
+@_claim("a_attacker")
+def _a(thorough=False):
+    return Outcome(Verdict.HOLDS)
+
+if not _in_loading_child():  # declared, but hidden from the loading child
+    @claim("zzhosthide.y_hidden", source=Source("mine"), statement="s", method="property")
+    def _y(thorough=False):
+        return Outcome(Verdict.REFUTED)
 '''
 
 DEEP = "os._exit(0)\n" + "X = " + "+".join(["1"] * 3000) + "\n" + '''
@@ -158,18 +213,25 @@ def _a(thorough=False):
 
 # name: (file body, {claim name: verdict} (None: one error row for the file), text in the attacker's row)
 CASES = {
-    "pickle": (PICKLE, {"a_attacker": "error", "z_refuted": "refuted"}, "malformed message"),
-    "forge_pickle": (FORGE_PICKLE, {"a_attacker": "error", "z_refuted": "refuted"}, "malformed message"),
-    "forge_json": (FORGE_JSON, {"a_attacker": "error", "z_refuted": "refuted"}, "malformed message"),
+    # the check's process sends its worker more than its one report: "sent a second message" (or,
+    # where it reports to the supervisor itself, "malformed message")
+    "pickle": (PICKLE, {"a_attacker": "error", "z_refuted": "refuted"}, "message"),
+    "forge_pickle": (FORGE_PICKLE, {"a_attacker": "error", "z_refuted": "refuted"}, "message"),
+    "forge_json": (FORGE_JSON, {"a_attacker": "error", "z_refuted": "refuted"}, "message"),
+    # each check of a user's file runs in a fresh process: a patch reaches nothing but its own claim
     "monkeypatch": (PATCH, {"a_attacker": "holds", "b_broken": "error", "z_refuted": "refuted"}, ""),
+    "codeswap": (CODESWAP, {"a_attacker": "holds", "b_broken": "error", "z_refuted": "refuted"}, ""),
+    "thread": (THREAD, {"a_attacker": "holds", "b_broken": "error", "z_refuted": "refuted"}, ""),
+    # every claim of the file is an error (its worker sees a claim the loading child did not report),
+    # and the hidden claim, declared in the text, has an error row of its own
+    "hide": (HIDE, {"a_attacker": "error", "y_hidden": "error", "z_refuted": "error"}, "did not report"),
     "deep": (DEEP, None, "RecursionError"),
     "escape": (ESCAPE, {"a_attacker": "error", "z_refuted": "refuted"}, "process(es) running"),
     "print": (PRINT, {"a_attacker": "refuted", "z_refuted": "refuted"}, ""),
     "tree": (TREE, {"a_attacker": "error", "z_refuted": "refuted"}, "modified"),
     "twoface": (TWOFACE, {"a_attacker": "holds", "z_refuted": "refuted"}, ""),
 }
-XFAIL = {("twoface", "verify"): "the parent imports the claims files after the guarded load (documented limit)",
-         ("twoface", "pytest"): "pytest imports the claims files to collect them (documented limit)"}
+XFAIL: dict = {}  # none left: the parent (verify's, pytest's) never imports a claims file
 
 
 def _write(case: str, tmp_path) -> tuple[str, object, dict]:
@@ -243,7 +305,7 @@ def test_hostile_claims_file_cannot_turn_the_run_green(case, mode, tmp_path, req
 
 
 def _report(**change):
-    msg = {"i": 3, "kind": "ok", "left": 0, "verdict": "holds", "evidence": {"route": "property"},
+    msg = {"i": 3, "kind": "ok", "left": 0, "tampered": None, "threads": 0, "verdict": "holds", "evidence": {"route": "property"},
            "figure": None, "seconds": 0.5, "error": None, "summary": ""}
     return {**msg, **change}
 
@@ -251,7 +313,8 @@ def _report(**change):
 @pytest.mark.parametrize("change", [
     {"i": 2}, {"i": True}, {"i": "3"}, {"verdict": "fine"}, {"verdict": ["holds"]}, {"evidence": []},
     {"seconds": -1.0}, {"seconds": 1}, {"seconds": "inf"}, {"left": -1}, {"left": 1.0}, {"error": 3},
-    {"summary": {}}, {"kind": "done"}, {"extra": 1},
+    {"summary": {}}, {"kind": "done"}, {"extra": 1}, {"threads": -1}, {"threads": 1.0}, {"tampered": 3},
+    {"tampered": ""},
 ])
 def test_a_report_is_checked_field_by_field(change):
     from dpverify.claims.protocol import ProtocolError, check_result
@@ -306,3 +369,40 @@ def test_a_folder_past_the_cap_is_not_listed_and_says_so(tmp_path, monkeypatch):
         (tmp_path / f"f{k}.txt").write_text("")
     snap = treeguard.TreeSnapshot([str(tmp_path)])
     assert snap.folders == [] and "more than 3 files" in snap.notes[0]
+
+
+def test_a_shared_worker_retires_after_a_check_that_patched_the_engine():
+    """Claims that share a long-lived worker (the shipped rooms' group; here, claims defined in this
+    test module) are kept apart by the engine tripwire: the check that rebinds an engine function or
+    swaps its code is an ``error`` naming it, and the next claim runs in a fresh worker, reporting
+    its own verdict.  Without the tripwire the victim would report ``holds``."""
+    from dpverify.claims.model import Claim, Method, Outcome, Source, Verdict
+    from dpverify.claims.runner import run_claim
+    from dpverify.claims.supervisor import supervise
+
+    def rebind(thorough=False):
+        import dpverify.claims.server as s
+
+        orig = s.payload
+        s.payload = lambda run, c, thorough: (c.expected.value,) + tuple(orig(run, c, thorough))[1:]
+        return Outcome(Verdict.HOLDS)
+
+    def swap(thorough=False):
+        import dpverify.claims.execute as e
+
+        def fake(c, outcome, sampled=()):
+            from dpverify.claims.model import Outcome as O
+            return O(c.expected, {"route": "property"})
+        e.with_route.__code__ = fake.__code__
+        return Outcome(Verdict.HOLDS)
+
+    def victim(thorough=False):
+        return Outcome(Verdict.REFUTED, {"why": "really"})
+
+    def mk(name, check):
+        return Claim(f"zzshared.{name}", Source("mine"), "s", Method.PROPERTY, Verdict.HOLDS, check)
+
+    for attack, where in ((rebind, "dpverify.claims.server.payload"), (swap, "dpverify.claims.execute.with_route")):
+        res = supervise([mk("a", attack), mk("b", victim)], run_claim, thorough=False, jobs=1, timeout=60)
+        assert res[0].verdict is Verdict.ERROR and where in res[0].outcome.summary, res[0].outcome.summary
+        assert res[1].verdict is Verdict.REFUTED, res[1].outcome.summary

@@ -146,3 +146,44 @@ def test_hostile_checks_fail_their_pytest_items(tmp_path):
     assert f"PASSED {f.name}::{room}.good" in out.replace("PASSED claims_hostile.py::", f"PASSED {f.name}::"), out
     for k in cases:
         assert f"FAILED {f.name}::{room}.bad_{k}" in out, (k, out[-3000:])
+
+
+def test_workers_do_not_outlive_a_killed_run(tmp_path):
+    """A ``dpverify verify`` killed from outside (a CI timeout) takes its workers and the checks'
+    processes with it (``PR_SET_PDEATHSIG``): none is left waiting for a task."""
+    import signal
+    import subprocess
+    import sys
+
+    import dpverify
+
+    out = tmp_path / "out"
+    out.mkdir()
+    f = tmp_path / "claims" / "claims_slow.py"
+    f.parent.mkdir()
+    f.write_text(textwrap.dedent(f'''
+        import os, time
+        from dpverify.claims import Outcome, Source, Verdict, claim
+
+        @claim("zzkilled.slow", source=Source("mine"), statement="s", method="property")
+        def _slow(thorough=False):
+            with open({str(out / "pids")!r}, "w") as fh:
+                fh.write(f"{{os.getpid()}} {{os.getppid()}}")
+            time.sleep(60)
+            return Outcome(Verdict.HOLDS)
+    '''))
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(dpverify.__file__))}
+    proc = subprocess.Popen([sys.executable, "-m", "dpverify", "verify", str(f), "--json"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (out / "pids").exists():
+        time.sleep(0.05)
+    time.sleep(0.2)
+    pids = [int(x) for x in (out / "pids").read_text().split()]
+    assert proc.pid not in pids  # the check ran in a worker, not in the run's own process
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids), "a worker or a check's process outlived the killed run"

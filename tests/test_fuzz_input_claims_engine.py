@@ -44,7 +44,7 @@ def result(claim):
     (lambda v: traceability.rows_for_claim(v), "claim_id"),
     (lambda v: seeds.seed_path(v), "prefix"),
     (lambda v: list(drift.flatten_evidence({"a": 1}, v)), "prefix"),
-    (lambda v: model.Source(v), "seed"),
+    (lambda v: model.Source(v), "paper"),
     (lambda v: model.Outcome("holds", summary=v), "summary"),
 ])
 def test_text_parameters_refuse_numbers_and_none(call, name, bad):
@@ -145,7 +145,7 @@ def test_compare_reports_names_the_malformed_document(doc, match):
     (lambda: baseline.write_baseline("b.json", {}, merge=None), "merge"),
     (lambda: baseline.load_baseline(""), "path must be a non-empty path"),
     (lambda: sources.module_of_file(""), "path must be a non-empty path"),
-    (lambda: seeds.seed_text("0/../*"), "prefix must be a seed's number"),
+    (lambda: seeds.seed_text("0/../*"), "prefix must be a paper's key"),
 ])
 def test_baselines_and_sources_name_the_bad_input(call, match, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -112,7 +112,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_hostile_checks_fail_their_items_each_on_a_fresh_worker(tmp_path):
+def test_hostile_checks_fail_their_items_each_in_a_fresh_process(tmp_path):
     room = "zzh4run"
     text = HEAD + _claim(f"{room}.a_first", HONEST.format(name="first"))
     for k, (body, extra, _) in IN_CHECK.items():
@@ -131,7 +131,8 @@ def test_hostile_checks_fail_their_items_each_on_a_fresh_worker(tmp_path):
         assert reason in report, (k, report or out[-3000:])
         assert f"claim {room}.b_{k}: expected holds, got error" in report
     pids = {name: int((_out(tmp_path) / f"{name}.pid").read_text()) for name in ("first", "last", "after")}
-    assert len({*pids.values(), os.getpid()}) == 4  # workers, not pytest: a fresh one for every item
+    # not pytest's process: each check of a claims file runs in a fresh process of its own
+    assert len({*pids.values(), os.getpid()}) == 4, pids
     child = int((_out(tmp_path) / "child.pid").read_text())
     deadline = time.time() + 5
     while time.time() < deadline and _alive(child):

@@ -22,8 +22,8 @@ def test_every_paper_claim_checks_a_statement_of_its_own_paper(rows):
     for r in rows:
         for cid in r.claim_ids:
             by_paper.setdefault(cid, set()).add(r.paper)
-    missing = [(c.id, c.source.seed) for c in all_claims()
-               if c.source.seed in PAPERS and c.source.seed not in by_paper.get(c.id, set())]
+    missing = [(c.id, c.source.paper) for c in all_claims()
+               if c.source.paper in PAPERS and c.source.paper not in by_paper.get(c.id, set())]
     assert not missing, f"claims whose statement is not in their paper's traceability table: {missing}"
 
 
@@ -35,7 +35,7 @@ def test_rows_name_only_registered_claims(rows):
 
 def test_self_test_claims_are_not_a_papers_finding(rows):
     """Self-test claims may be cited beside a statement, never as its only check."""
-    self_ids = {c.id for c in all_claims() if c.source.seed == SELF_TEST}
+    self_ids = {c.id for c in all_claims() if c.source.paper == SELF_TEST}
     only_self = [(r.paper, r.ref) for r in rows if r.claim_ids and set(r.claim_ids) <= self_ids]
     assert not only_self, only_self
 

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from dpverify.audit.white_box import LogLikelihoodRatio  # re-exported: it lived here before issue 26
+from dpverify.audit.white_box import LogLikelihoodRatio  # re-exported: it used to live here
 from dpverify.validation import check_generator
 
 __all__ = ["FeatureMap", "LogLikelihoodRatio", "fit_score", "sparse_logistic"]

@@ -6,7 +6,9 @@ call :func:`dpverify.audit.audit`, print.  The pairs audited are ``--d``/``--d-p
 candidates of ``--search`` over the domain of the mechanism's inputs, or — when neither is given —
 the mechanism's own ``relation`` object (:mod:`dpverify.audit.cli_inputs`: a search never invents a
 domain; ``--default-domain`` accepts the default [−10, 10] and the output says so).  Without
-``--epsilon``/``--zcdp`` the claim is the one the mechanism states.  ``--full`` spends the whole
+``--epsilon``/``--zcdp`` the claim is the one the mechanism states, in its own measure (a library
+adapter's: the library's privacy map): ε by the ε audit, ρ by the zCDP audit, a δ(ε) curve or RDP by
+:func:`~dpverify.audit.cli_inputs.audit_stated`.  ``--full`` spends the whole
 budget on the final test (no early stop: the strongest bound).  Exit status 0 when the claim is not
 refuted (verdict ``inconclusive``), 1 when it is refuted, 2 on bad input or when the mechanism (or the
 statistic) fails: raises, calls ``sys.exit``/``os._exit``, gets a signal or crashes — the command runs
@@ -21,10 +23,11 @@ import inspect
 import json
 import sys
 
-from dpverify.audit.cli_inputs import audit_pairs, resolve, stated_claim
+from dpverify.audit.cli_inputs import audit_pairs, audit_stated, resolve, stated_claim
+from dpverify.audit.cli_inputs import parse_params as _params
 from dpverify.mechanisms.relations import KINDS
 
-_STATISTICS = ("auto", "classifier", "pattern", "offgrid")
+_STATISTICS = ("auto", "classifier", "pattern", "offgrid")  # a stated curve/RDP claim: cli_inputs.audit_stated
 _SIGNATURE = ("a mechanism is `mechanism(data, rng, n)` — the input, a numpy Generator and the number of draws, "
               "returning n outputs — or an object with .sample(data, rng, n); a factory or class is built with "
               "--param KEY=VALUE")
@@ -38,29 +41,6 @@ _EPILOG = """exit status:
        the call); the audit runs in a supervised child process, so it never ends silently;
        an internal error of dpverify also gives 2, after its traceback
   130  interrupted (Ctrl-C; 143 on SIGTERM); the audit's processes are ended"""
-
-
-def _value(text: str):
-    """--param values: int, float, bool (true/false), else the string itself."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _params(items) -> dict:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise ValueError(f"--param must be KEY=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        out[k.strip()] = _value(v)
-    return out
 
 
 def _is_mechanism(obj) -> bool:
@@ -162,6 +142,10 @@ def _claim(args, mech) -> str | None:
     if stated[0] == "zcdp":
         args.zcdp, args.delta = stated[1], 0.0
         return f"claim: ρ = {stated[1]:g} (zCDP), as {args.mechanism} states (no --zcdp given)"
+    if stated[0] in ("curve", "rdp"):  # audited by audit_stated (cli_inputs)
+        args.stated, args.delta = stated, 0.0
+        what = "a δ(ε) curve" if stated[0] == "curve" else f"(α = {stated[1]:g}, ε_R = {stated[2]:g})-RDP"
+        return f"claim: {what}, as {args.mechanism} states (no --epsilon given)"
     args.epsilon, args.delta = stated[1], stated[2]
     return f"claim: ε = {stated[1]:g}, δ = {stated[2]:g}, as {args.mechanism} states (no --epsilon given)"
 
@@ -210,6 +194,9 @@ def _audit_command(args: argparse.Namespace) -> int:
     stat = load_statistic(args.statistic)
     mech = load_mechanism(args.mechanism, _params(args.param))
     notes = [_claim(args, mech)]
+    if getattr(args, "stated", None):
+        _checked(args)
+        return audit_stated(args, mech, audit_pairs(args, mech), stat, [n for n in notes if n])
     claimed = check_epsilon(args.epsilon, "--epsilon") if args.zcdp is None else None
     _checked(args)
     pairs = audit_pairs(args, mech)

@@ -12,7 +12,9 @@ without either is an error.
 
 **Claim.**  ``--epsilon`` (with ``--delta``) or ``--zcdp``; without them, the claim the mechanism
 states (its ``epsilon``/``delta`` or its claim object, read by
-:func:`~dpverify.mechanisms.as_mechanism`), and the output says so.
+:func:`~dpverify.mechanisms.as_mechanism`), in its own measure, and the output says so: (ε, δ) by the
+ε audit, ρ-zCDP by the zCDP audit, a δ(ε) curve or (α, ε_R)-RDP by :func:`audit_stated`.  A library
+adapter's mechanism (``dpverify.audit.adapters:opendp``) states the library's own privacy map.
 
 Example
 -------
@@ -31,11 +33,13 @@ import math
 import os
 import sys
 from dataclasses import replace
+from typing import Any
 
 from dpverify.mechanisms.domain import DEFAULT_DOMAIN, number_text
 from dpverify.mechanisms.relations import KINDS, Neighbours
 
-__all__ = ["audit_pairs", "literal", "parse_shape", "parse_values", "resolve", "stated_claim"]
+__all__ = ["CURVE_EPSILONS", "audit_pairs", "audit_stated", "literal", "parse_params", "parse_shape", "parse_values",
+           "resolve", "stated_claim"]
 
 _DEFAULT = f"[{number_text(DEFAULT_DOMAIN[0])}, {number_text(DEFAULT_DOMAIN[1])}]"
 _HOW = ("--low L --high H (add --integer for integer entries), or --values V1,V2,..., or --search MODULE:NAME "
@@ -116,6 +120,36 @@ def parse_values(text: str, name: str = "--values") -> tuple:
 
 
 _ARGS = ("mechanism", "search", "shape", "bound", "low", "high", "integer", "values", "default_domain", "d", "d_prime")
+
+
+def parse_params(items) -> dict:
+    """``--param KEY=VALUE`` items as a dict; values int, float, bool (true/false), else the text itself.
+
+    >>> parse_params(["scale=2", "T=int", "exact=true"])
+    {'scale': 2, 'T': 'int', 'exact': True}
+    """
+    if items is not None and (not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items)):
+        raise TypeError(f"items must be a list of KEY=VALUE strings, got {items!r}")
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"--param must be KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = _value(v)
+    return out
+
+
+def _value(text: str):
+    """A --param value: int, float, bool (true/false), else the string itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _check_mechanism(mech, name: str) -> None:
@@ -217,7 +251,8 @@ def audit_pairs(args, mech):
 
 
 def stated_claim(mech) -> tuple | None:
-    """The claim the mechanism states: ``("dp", ε, δ)`` for a finite ε, ``("zcdp", ρ)``, or None.
+    """The claim the mechanism states, in its own measure: ``("dp", ε, δ)`` for a finite ε, ``("zcdp", ρ)``,
+    ``("rdp", α, ε_R)``, ``("curve", δ(ε))`` for a claimed privacy profile, or None.
 
     >>> from dpverify.audit.suite import Laplace
     >>> stated_claim(Laplace(0.5)), stated_claim(lambda d, rng, n: rng.random(n))
@@ -230,10 +265,94 @@ def stated_claim(mech) -> tuple | None:
         m = as_mechanism(mech)
     except (TypeError, ValueError):
         return None
-    rho = getattr(getattr(m, "claim", None), "rho", None)
+    claim = getattr(m, "claim", None)
+    rho = getattr(claim, "rho", None)
     if rho is not None:
         return ("zcdp", float(rho))
+    if claim is not None and getattr(claim, "renyi_epsilon", None) is not None:
+        return ("rdp", float(claim.alpha), float(claim.renyi_epsilon))
     eps = getattr(m, "epsilon", None)
     if isinstance(eps, (int, float)) and math.isfinite(eps):
         return ("dp", float(eps), float(getattr(m, "delta", 0.0) or 0.0))
-    return None
+    curve = getattr(claim, "delta_curve", None)
+    return ("curve", curve) if callable(curve) else None
+
+
+#: the ε grid of a stated δ(ε) curve's audit (points whose claimed δ is 1 cost nothing)
+CURVE_EPSILONS = (0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+
+
+def audit_stated(args, mech, pairs, stat, notes: list) -> int:
+    """``dpverify audit`` of a stated δ(ε) curve (:func:`~dpverify.audit.curves.audit_delta_curve` on
+    :data:`CURVE_EPSILONS`) or (α, ε_R)-RDP claim (:func:`~dpverify.audit.renyi.audit_rdp`), on the
+    pair given or the first candidate pair of a relation; prints the result (JSON with ``--json``) and
+    returns the exit status (1: refuted).  ``args.stated`` is the :func:`stated_claim` tuple.
+
+    Example
+    -------
+    >>> from argparse import Namespace
+    >>> audit_stated(Namespace(jobs=1), None, [(0, 1)], "auto", [])
+    Traceback (most recent call last):
+    ...
+    TypeError: args must be the parsed options of dpverify audit with a stated claim, got Namespace(jobs=1) (Namespace), which has no full, seed, samples, confidence, json, mechanism, stated
+    """
+    import json
+    import time
+
+    from dpverify.audit.curves import audit_delta_curve
+    from dpverify.audit.renyi import audit_rdp
+    from dpverify.audit.supervised import report_stream
+
+    missing = [f for f in ("jobs", "full", "seed", "samples", "confidence", "json", "mechanism", "stated")
+               if not hasattr(args, f)]
+    if missing:
+        raise TypeError(f"args must be the parsed options of dpverify audit with a stated claim, got {args!r:.80} "
+                        f"({type(args).__name__}), which has no {', '.join(missing)}")
+    _check_mechanism(mech, "mech")
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise TypeError(f"notes must be a list of strings, got {notes!r:.80}")
+    if stat is None or not (isinstance(stat, str) or callable(stat)):
+        raise TypeError(f"stat must be 'auto' or a statistic (a callable), got {stat!r:.80}")
+    if type(pairs).__name__ == "ndarray" and getattr(pairs, "ndim", 0) >= 2 and pairs.shape[1] == 2:
+        if pairs.shape[0] > 10_000 or pairs.dtype.kind not in "iuf":
+            raise TypeError(f"pairs must be at most 10,000 real (d, d') pairs, got an array {pairs.shape} of {pairs.dtype}")
+        pairs = [(p[0], p[1]) for p in pairs]  # an array of pairs, one per row
+    if not (isinstance(pairs, list) and pairs and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs)) \
+            and not hasattr(pairs, "candidates"):
+        raise TypeError(f"pairs must be a non-empty list of (d, d') pairs or a relation, got {pairs!r:.80}")
+    if args.jobs > 1 or args.full:
+        raise ValueError("--jobs and --full apply to ε audits; the stated curve or RDP claim is audited in-process")
+    if isinstance(stat, str) and stat != "auto":
+        raise ValueError(f"--statistic {stat} is not available for a stated curve or RDP claim; give MODULE:FUNCTION")
+    pair = pairs[0] if isinstance(pairs, list) else pairs.candidates(args.seed)[0]
+    statistic = None if isinstance(stat, str) else stat
+    t0, kind = time.perf_counter(), args.stated[0]
+    r: Any
+    out: dict[str, Any]
+    common = dict(pair=pair, samples=args.samples, confidence=args.confidence, rng=args.seed, statistic=statistic)
+    if kind == "curve":
+        r = audit_delta_curve(mech, delta_curve=args.stated[1], epsilons=list(CURVE_EPSILONS), **common)
+        out = {"claim": "delta_curve", "epsilons": list(r.epsilons), "claimed_delta": list(r.claimed),
+               "delta_lower": list(r.delta_lower), "refuted_at": list(r.refuted_at)}
+    else:
+        r = audit_rdp(mech, alpha=args.stated[1], epsilon=args.stated[2], **common)
+        out = {"claim": "rdp", "alpha": r.alpha, "renyi_epsilon": r.epsilon, "renyi_epsilon_lower": r.epsilon_lb}
+    verdict = r.verdict().value
+    out.update(verdict=verdict, mechanism=args.mechanism, pair=[_plain(x) for x in pair], samples=args.samples,
+               confidence=args.confidence, seconds=time.perf_counter() - t0, notes=notes)
+    if args.json:
+        report_stream().write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    else:
+        from dpverify.console import make_console, quote
+
+        console = make_console(file=report_stream())
+        for note in notes:
+            console.print(quote(note), soft_wrap=True)
+        console.print(quote(f"verdict: {verdict} ({kind} claim, pair {out['pair']}, {args.samples:,} draws per input)"),
+                      soft_wrap=True)
+    return 1 if verdict == "refuted" else 0
+
+
+def _plain(x):
+    """A JSON-ready value of an input."""
+    return x.tolist() if hasattr(x, "tolist") else x

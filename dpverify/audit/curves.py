@@ -8,7 +8,7 @@ with ``epsilon=ε_i``): split and confirm, a minimum count scaled to the estimat
 the bound the event promises on fresh draws, P_lower − e^{ε_i}·Q_upper, with Q bounded above from its
 selection count widened by the selection noise.  An event whose Q count is 0 on the selection draws
 is charged the Q a fresh sample can still show, so at e^ε ≈ 22,000 it no longer wins on that zero
-alone (it did until issue 26: δ_lb(10) was 0.0038 on a Gaussian whose δ(10) is 0.041).  On a fresh
+alone (it used to: δ_lb(10) was 0.0038 on a Gaussian whose δ(10) is 0.041).  On a fresh
 *estimation* sample the auditor bounds every distinct chosen event's P from below and Q from above
 with one-sided Clopper–Pearson bounds at level α/(2K) (K distinct selections, Bonferroni), so that with
 probability ≥ 1 − α all the bounds

@@ -1,13 +1,12 @@
 """Events of the auditor: sets S of outputs defined through a scalar statistic T.
 
-:class:`PatternCode` turns small-integer output vectors into one code per row (exact when
-the codes fit in 62 bits, a fixed 63-bit hash otherwise — any fixed function of the output
-gives a valid event, collisions only merge patterns); :class:`Binner` counts statistic
-values into bins fixed from a pilot sample — for categorical statistics (pattern codes)
-the ``max_patterns`` most frequent values of the pilot each get a bin and every other value
-falls into one "other" bin, stated in the event's description (no silent degradation);
-:func:`candidate_events` lists the candidate events (thresholds and likelihood-ratio-ordered
-unions of bins) with a minimum-count rule (``dpverify/audit/proofs/selection.md``).
+:class:`PatternCode` turns small-integer output vectors into one code per row (exact when the codes fit
+in 62 bits, a fixed 63-bit hash otherwise — any fixed function of the output gives a valid event,
+collisions only merge patterns); :class:`Binner` counts statistic values into bins fixed from a pilot
+sample — for categorical statistics (pattern codes) the ``max_patterns`` most frequent values of the
+pilot each get a bin and every other value falls into one "other" bin, stated in the event's
+description (no silent degradation); :func:`candidate_events` lists the candidate events (thresholds
+and likelihood-ratio-ordered unions of bins) with a minimum-count rule (``dpverify/audit/proofs/selection.md``).
 
 Example
 -------
@@ -17,11 +16,13 @@ Example
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from dpverify.audit.binning import edge_ranks, in_bins, in_values
 from dpverify.audit.words import event_form, event_words, number_text
 from dpverify.validation import check_bool, check_elements, check_positive_int
 
@@ -30,8 +31,6 @@ __all__ = ["Event", "PatternCode"]
 _MAX_DISCRETE_BINS = 4096
 _MAX_PATTERNS = 1 << 16
 _MAX_LUT = 1 << 22
-_N_UNIFORM_EDGES = 1024
-_N_TAIL_EDGES = 192
 _MAX_UNION_GROUPS = 32  # the union family of a many-bin statistic works on this many groups of bins
 _HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
 
@@ -149,6 +148,9 @@ class Event:
             return t <= self.threshold
         if self.kind == "gt":
             return t > self.threshold
+        if len(self.mask) == len(self.edges) + 1 and (not self.discrete or t.dtype.kind == self.edges.dtype.kind
+                                                       == "i"):  # a few runs of bins, or a few values: compared
+            return in_values(t, self.edges, self.mask) if self.discrete else in_bins(t, self.edges, self.mask)
         return self.mask[_bin_index(t, self.edges, self.discrete)]
 
     def same_as(self, other: "Event") -> bool:
@@ -243,8 +245,7 @@ class Binner:
         max_patterns = check_positive_int(max_patterns, "max_patterns")
         self.discrete = pilot.dtype.kind in "biu"
         self.categorical = bool(categorical)  # unordered codes: adjacent bins are unrelated
-        self.n_distinct = 0
-        self.pooled = False
+        self.n_distinct, self.pooled = 0, False
         if self.discrete:
             values, freq = np.unique(pilot, return_counts=True)
             self.n_distinct = len(values)
@@ -261,15 +262,17 @@ class Binner:
                 if self.lut is not None:
                     self.lut[values - values[0]] = np.arange(len(values))
                 return
-        s = np.sort(pilot.astype(float))
-        n = len(s)
-        uni = np.linspace(0, n - 1, _N_UNIFORM_EDGES).round().astype(np.int64)
-        tail = np.unique(np.geomspace(1, max(1, n // 20), _N_TAIL_EDGES).round().astype(np.int64)) - 1
-        idx = np.unique(np.concatenate([uni, tail, n - 1 - tail]))
-        self.edges = np.unique(s[idx])
+        s = pilot.astype(float)  # a copy, sorted in place (np.sort would copy it again)
+        s.sort()
+        self.edges = np.unique(s[edge_ranks(len(s))])
         self.nbins = len(self.edges) + 1
 
     def count(self, t: np.ndarray) -> np.ndarray:
+        if len(self.edges) <= 4 and (t.dtype.kind == "i" or not self.discrete and t.dtype.kind in "iuf"):
+            if self.discrete:  # a few edges: one comparison each instead of a table or a sort (the same counts)
+                hits = [np.count_nonzero(t == e) for e in self.edges]
+                return np.array(hits + [len(t) - sum(hits)], dtype=np.int64)
+            return np.diff(np.array([0, *(np.count_nonzero(t <= e) for e in self.edges), len(t)], dtype=np.int64))
         if self.discrete:
             if self.lut is not None and t.dtype.kind in "biu":
                 off = t.astype(np.int64) - self.edges[0]
@@ -315,15 +318,9 @@ def candidate_events(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
     n = max(int(a.sum()), 1)
     nb = len(a)
     ca, cb = np.cumsum(a)[:-1], np.cumsum(b)[:-1]
-
-    def prefix(j):
-        return np.arange(nb) <= j
-
-    def suffix(j):
-        return np.arange(nb) > j
-
-    yield "le", prefix, ca, cb, n
-    yield "gt", suffix, a.sum() - ca, b.sum() - cb, n
+    # mask_of(j): the prefix of the bins 0..j, the suffix after j, the j + 1 likeliest groups' bins
+    yield "le", functools.partial(np.less_equal, np.arange(nb)), ca, cb, n
+    yield "gt", functools.partial(np.greater, np.arange(nb)), a.sum() - ca, b.sum() - cb, n
     n2 = int(a2[1].sum())
     if n2 < 1 or a2[0].sum() < 1:
         return
@@ -339,11 +336,7 @@ def candidate_events(a2: np.ndarray, b2: np.ndarray, ordered: bool = True):
     order = np.argsort(-(g0[0] + 0.5) / (g0[1] + 0.5), kind="stable")
     rank = np.empty(ng, np.int64)
     rank[order] = np.arange(ng)
-
-    def by_ratio(j):
-        return rank[group] <= j
-
-    yield "bins", by_ratio, np.cumsum(g0[2][order])[:-1], np.cumsum(g0[3][order])[:-1], n2
+    yield "bins", functools.partial(np.less_equal, rank[group]), np.cumsum(g0[2][order])[:-1], np.cumsum(g0[3][order])[:-1], n2
 
 
 def make_event(kind: str, mask: np.ndarray, binner: Binner) -> Event:

@@ -79,6 +79,48 @@ def _ranked(ca, cb, n_used, n_eff, alpha, delta, tests, epsilon=None):
     return np.where(use, pois, score), use
 
 
+def _ranked_parts(parts, n_eff, alpha, delta, tests, epsilon):
+    """:func:`_ranked` of each (count_a, count_b, n_used) in ``parts`` (``n_eff(n_used)`` its effective
+    size), computed in one vectorised call: (scores, poisson chosen), one array per part.  Every
+    operation is elementwise, so each part's numbers are those of a call of its own."""
+    sizes = [len(ca) for ca, _, _ in parts]
+    if not parts or not sum(sizes):
+        return ([np.zeros(0)] * len(parts),) * 2
+    ca = np.concatenate([np.asarray(p[0], dtype=float) for p in parts])
+    cb = np.concatenate([np.asarray(p[1], dtype=float) for p in parts])
+    n_used = np.repeat(np.array([float(p[2]) for p in parts]), sizes)
+    eff = np.repeat(np.array([float(n_eff(p[2])) for p in parts]), sizes)
+    score, pois = _ranked(ca, cb, n_used, eff, alpha, delta, tests, epsilon)
+    ends = np.cumsum(sizes).tolist()
+    return ([score[e - m:e] for m, e in zip(sizes, ends)], [pois[e - m:e] for m, e in zip(sizes, ends)])
+
+
+def _families(binner, counts, kinds, confirm):
+    """Every candidate family of both directions (:func:`candidate_events`) — and, to split and confirm,
+    each threshold family on the two halves of the selection sample, so that a tail event that was
+    lucky on one half is not chosen — as (direction, kind, mask_of, count_a, count_b, n_used, first, end)
+    and the (count_a, count_b, n_used) parts to rank, family f's being ``parts[first:end]``."""
+    families, parts = [], []
+    for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
+        sa, sb = a.sum(axis=1), b.sum(axis=1)  # the halves' totals
+        halves = confirm and min(sa[0], sa[1]) >= 1
+        if halves:
+            cum_a, cum_b = np.cumsum(a, axis=1)[:, :-1], np.cumsum(b, axis=1)[:, :-1]
+        for kind, mask, ca, cb, n_used in candidate_events(a, b, ordered=not getattr(binner, "categorical", False)):
+            if kind not in kinds:
+                continue
+            first = len(parts)
+            parts.append((ca, cb, n_used))
+            if halves and kind in ("le", "gt"):
+                for h in (0, 1):  # the threshold family on each half of the selection sample
+                    cah, cbh = cum_a[h], cum_b[h]
+                    if kind == "gt":
+                        cah, cbh = sa[h] - cah, sb[h] - cbh
+                    parts.append((cah, cbh, sa[h]))
+            families.append((direction, kind, mask, ca, cb, n_used, first, len(parts)))
+    return families, parts
+
+
 def count_selection(mechanism, data, n_sel, entropy, stat, *, key=(SEED_SELECTION,), chunk_size=DEFAULT_CHUNK,
                     executor=None, prog: Progress | None = None):
     """Draw ``n_sel`` outputs per input, fix bins from the first chunk, count both halves: (binner,
@@ -215,31 +257,24 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
             raise ValueError(f"epsilon must be at most 700 (e^epsilon stays finite), got {epsilon!r}")
         tests, delta = ("binomial",), 0.0
 
-    def bound(ca, cb, n_used):
-        # the bound this event would give on n_est fresh samples, widened by the selection
-        # counts' own noise (n_eff)
-        return _ranked(ca, cb, n_used, 1.0 / (penalty / n_used + 1.0 / n_est), alpha, delta, tests, epsilon)
+    def n_eff(n_used):
+        # the bound an event would give on n_est fresh samples, widened by the selection counts' own
+        # noise (n_eff)
+        return 1.0 / (penalty / n_used + 1.0 / n_est)
 
+    families, parts = _families(binner, counts, kinds, confirm)
+    scores, poissons = _ranked_parts(parts, n_eff, alpha, delta, tests, epsilon)
     best = {}  # direction -> (score, kind, mask, count_a, count_b, n_used, poisson) of its best event
-    for direction, (a, b) in (("d>d_prime", (counts[0], counts[1])), ("d_prime>d", (counts[1], counts[0]))):
-        for kind, mask, ca, cb, n_used in candidate_events(a, b, ordered=not getattr(binner, "categorical", False)):
-            if kind not in kinds:
-                continue
-            score, pois = bound(ca, cb, n_used)
-            if confirm and kind in ("le", "gt") and min(a[0].sum(), a[1].sum()) >= 1:
-                # split and confirm: a threshold must look good on both halves of the selection
-                # sample, so a tail event that was lucky on one half is not chosen
-                for h in (0, 1):
-                    cah, cbh = np.cumsum(a[h])[:-1], np.cumsum(b[h])[:-1]
-                    if kind == "gt":
-                        cah, cbh = a[h].sum() - cah, b[h].sum() - cbh
-                    score = np.minimum(score, bound(cah, cbh, a[h].sum())[0])  # proof: split-confirm
-            score = np.where(ca >= min_count, score, -np.inf)  # proof: min-count
-            if score.size == 0 or not np.isfinite(score).any():
-                continue
-            j = int(np.argmax(score))
-            if direction not in best or score[j] > best[direction][0]:
-                best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used, bool(pois[j]))
+    for direction, kind, mask, ca, cb, n_used, first, end in families:
+        score, pois = scores[first], poissons[first]
+        for half in scores[first + 1:end]:  # a threshold split and confirmed: its scores on the two halves
+            score = np.minimum(score, half)  # proof: split-confirm
+        score = np.where(ca >= min_count, score, -np.inf)  # proof: min-count
+        if score.size == 0 or not np.isfinite(score).any():
+            continue
+        j = int(np.argmax(score))
+        if direction not in best or score[j] > best[direction][0]:
+            best[direction] = (float(score[j]), kind, mask(j), float(ca[j]), float(cb[j]), n_used, bool(pois[j]))
     if not best:  # every event below the minimum count: the whole output space (ε_lb = 0)
         full = np.ones(binner.nbins, bool)
         ev = Event("bins", None, binner.discrete, binner.edges, full, "every output (no event had enough draws)")
@@ -267,8 +302,8 @@ def select_event(binner, counts, *, n_est: int, alpha: float, delta: float,
                 pooled, pooled_test = pp, "poisson"
         if pooled > score:
             choice, score, test = "both", pooled, pooled_test
-    events = {d: make_event(best[d][1], best[d][2], binner) for d in best}
-    ev = (events["d>d_prime"], events["d_prime>d"]) if choice == "both" else (events[choice],)
+    ev = tuple(make_event(best[d][1], best[d][2], binner)
+               for d in (("d>d_prime", "d_prime>d") if choice == "both" else (choice,)))
     return Selection(ev, choice, score, int(counts[0].sum()), test)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from dpverify.audit.chunks import ChunkJob, Progress, held_bound
 from dpverify.audit.classifiers import LogLikelihoodRatio
-from dpverify.audit.events import PatternCode
+from dpverify.audit.events import Binner, PatternCode
 from dpverify.audit.plan import (SEED_HOLDOUT, SEED_PROBE, SEED_QUICK, SEED_SCREEN, SEED_SELECT, SEED_STAGE,
                                  SEED_TRAIN, SEL_SHARE, Plan)
 from dpverify.audit.projections import CoordinateSum, Projection, SignCount, StateCounts
@@ -32,7 +32,7 @@ from dpverify.audit.words import statistic_subject
 from dpverify.audit.report import Stage
 from dpverify.audit.screening import (FIXED_STATISTICS, TRAINED_KIND, Screened, ScreenJob, apply_statistic,
                                       available_tests, fitted_statistics, minimum_count, score_statistic, statistic_candidates)
-from dpverify.audit.selection import count_selection, select_event
+from dpverify.audit.selection import count_selection, select_event, structural_minimum
 from dpverify.audit.sequential import stage_plan
 from dpverify.audit.statistical import estimate, estimate_each
 
@@ -95,6 +95,20 @@ def executor_width(executor) -> int:
         except Exception:  # a client that cannot say: the default
             n = None
     return max(4, 2 * int(n or 2))
+
+
+def _fixed_events(stat, values, n_est: int, alpha: float, delta: float, n_check: int):
+    """``score_statistic(stat, values, n_est, alpha, delta, n_check=n_check, cap=MIN_COUNT_CAP)`` and the
+    same at ``penalty=SAFE_PENALTY`` with its test (the safe event), on one binning of the checked values."""
+    t0, t1 = values if values[0].dtype.kind == values[1].dtype.kind else (v.astype(float) for v in values)
+    binner = Binner(np.concatenate([t0, t1]), categorical=bool(getattr(stat, "categorical", False)))
+    counts = [binner.count_halves(t0), binner.count_halves(t1)]
+    min_count = structural_minimum(len(t0), n_est) if getattr(stat, "structural_zeros", False) else \
+        minimum_count(len(t0), n_check, MIN_COUNT_CAP)  # the screening's rule, scaled to these values (ranking only)
+    sel = select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta,  # proof: screened-event
+                       min_count=min_count, confirm=True, tests=available_tests(delta))
+    return sel, select_event(binner, counts, n_est=n_est, alpha=alpha, delta=delta, min_count=min_count, confirm=True,
+                             penalty=SAFE_PENALTY, tests=(sel.test,))
 
 
 def _train(mechanism, kind, pair, n, entropy, key, g):
@@ -290,12 +304,7 @@ class AuditRun:
                      for i in (0, 1)]
             self.prog.add(2 * n_sel)
             values = [np.concatenate([values[i], apply_statistic(stat, fresh[i])]) for i in (0, 1)]
-        # the screening's minimum-count rule, scaled to these values (ranking only)
-        check = plan.n_small // 2
-        a, d = self.alpha_rest, self.delta
-        sel = score_statistic(stat, values, n_est, a, d, n_check=check, cap=MIN_COUNT_CAP)  # proof: screened-event
-        safe = score_statistic(stat, values, n_est, a, d, n_check=check, cap=MIN_COUNT_CAP, penalty=SAFE_PENALTY,
-                               tests=(sel.test,))
+        sel, safe = _fixed_events(stat, values, n_est, self.alpha_rest, self.delta, plan.n_small // 2)
         return sel, safe, n_sel
 
     def final_statistic(self, pair, best: Screened | None, n_sel: int, n_est: int):

@@ -24,7 +24,7 @@ The phases are separate functions — the selection in :mod:`dpverify.audit.sele
 (:func:`~dpverify.audit.selection.select_event`), the estimation here (:func:`estimate`) — so that
 :func:`dpverify.audit.audit` can search pairs and spend its budget sequentially.
 
-Reference: seed 002 (definition of (ε, δ)-DP); SPEC part D; Ding et al., CCS 2018
+Reference: the survey of Zhu et al. (definition of (ε, δ)-DP); SPEC part D; Ding et al., CCS 2018
 ("Detecting violations of differential privacy") for the select/estimate split.
 """
 

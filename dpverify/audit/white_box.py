@@ -35,6 +35,8 @@ from dpverify.validation import check_elements
 
 __all__ = ["LawRatio", "LogLikelihoodRatio", "white_box_statistics"]
 
+_SMALL_SUPPORT = 8  # a stated law with at most this many outputs is looked up by comparisons, not a search
+
 
 def _table(mechanism, d, d_prime):
     """The sorted union of the two supports and log p − log q on it (±1e300 where one side is 0)."""
@@ -72,10 +74,24 @@ class LawRatio:
         _check_stated(self, "law")
 
     def __call__(self, outputs) -> np.ndarray:
-        u, t = _table(self.mechanism, self.d, self.d_prime)
+        u, t = self._stated()
         x = np.asarray(outputs).reshape(len(outputs))
+        if len(u) <= _SMALL_SUPPORT:  # a few outputs: one comparison each (the same values as below)
+            out = np.zeros(len(x))
+            for j in range(len(u)):
+                out[u[j] == x] = t[j]
+            return out
         i = np.minimum(np.searchsorted(u, x), len(u) - 1)
         return np.where(u[i] == x, t[i], 0.0)
+
+    def _stated(self):
+        """The table of the stated law (:func:`_table`), read once: the statistic is fixed at its first
+        use, as the audit's validity asks of every statistic."""
+        table = self.__dict__.get("_table_cache")
+        if table is None:
+            table = _table(self.mechanism, self.d, self.d_prime)
+            object.__setattr__(self, "_table_cache", table)  # a frozen dataclass: its fields stay unchanged
+        return table
 
 
 @dataclass(frozen=True, eq=False)

@@ -40,17 +40,6 @@ def _short(evidence: dict, width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _select(args: argparse.Namespace) -> list:
-    """The claims a command works on: those of the named sources, or every room's; then ``--only``."""
-    from dpverify.claims.registry import all_claims, load_sources, select
-
-    if args.only == "":  # an empty prefix would silently select every claim
-        raise ValueError("--only needs a non-empty claim id prefix (leave --only out to select every claim)")
-    if args.sources:
-        return select(load_sources(args.sources), args.only)
-    return all_claims(args.only)
-
-
 def _output_options(args: argparse.Namespace) -> None:
     """Read the baseline and check the files to write before any claim runs (a bad file costs nothing)."""
     from dpverify.atomic import check_output_path
@@ -93,7 +82,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     _output_options(args)
     started, t0 = datetime.now(timezone.utc), time.perf_counter()
     try:
-        results, claims, _ = _load(args)
+        results, claims, problem = _load(args)
+        _remember(args, results, claims, problem)
         if not results and not claims:
             print("no claim matches --only " + repr(args.only) if args.only else "no claims registered",
                   file=sys.stderr)
@@ -108,8 +98,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 130
     results = errors_first(results)
     js = [result_to_json(r) for r in results]
-    if args.json:
-        json.dump(js, sys.stdout, indent=2, ensure_ascii=False)
+    if args.json or getattr(args, "json_envelope", False):
+        out: object = js
+        if getattr(args, "json_envelope", False):  # the versioned envelope (dpverify.claims.envelope)
+            import shlex
+
+            from dpverify.claims.envelope import envelope
+
+            command = " ".join(["dpverify", *(shlex.quote(a) for a in sys.argv[1:])]) if sys.argv[1:] else "dpverify verify"
+            out = envelope(js, command=command, seconds=time.perf_counter() - t0, created=started)
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
         _print_results(_console(), results)
@@ -120,115 +118,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> tuple[list, list, str | None]:
-    """The claims to run, after the named sources were first loaded in a supervised child.
-
-    Returns ``(rows, claims, problem)``: ``error`` results for the claims of the sources that
-    exit, are killed or block while they load (one per claim each declares:
-    :func:`dpverify.claims.execute.unloaded_results`), the claims of the others, and a line
-    naming the sources that failed (None when all loaded).  With several sources and a failure,
-    each is tried alone to find the one to blame; the others then load and run.
-    """
-    from argparse import Namespace
-
+    """The claims to run (:func:`dpverify.claims.loading.claims_to_run`): ``(rows, claims, problem)``."""
+    from dpverify.claims.loading import claims_to_run
     from dpverify.claims.model import check_timeout
-    from dpverify.claims.supervisor import guarded_load
 
     limit = _LOAD_LIMIT if args.timeout is None else check_timeout(args.timeout, "--timeout")
-    if not args.sources:
-        return _load_rooms(args, limit)
-    why = guarded_load(lambda: _select(args), limit)
-    if why is None:
-        return [], _select(args), None
-    failed, good = _blame(args, limit, why)
-    if good:
-        rest = Namespace(**{**vars(args), "sources": good})
-        again = guarded_load(lambda: _select(rest), limit)
-        if again is not None:  # they load alone, not together: nothing can be run safely
-            failed, good = [(s, f"{why} (loading {', '.join(args.sources)} together)") for s in args.sources], []
-    rows = [r for spec, w in failed for r in _unloaded(spec, w, args.only)]
-    problem = "; ".join(f"{spec}: {w}" for spec, w in failed)
-    return rows, (_select(Namespace(**{**vars(args), "sources": good})) if good else []), problem
-
-
-def _load_rooms(args: argparse.Namespace, limit: float) -> tuple[list, list, str | None]:
-    """:func:`_load` for every room: the installed rooms (not the shipped ones) are first loaded
-    in a supervised child, one at a time when they fail together; those that fail are skipped."""
-    from dpverify.claims.registry import all_claims, load_room
-    from dpverify.claims.supervisor import guarded_load
-    from dpverify.rooms import rooms
-
-    if args.only == "":
-        _select(args)  # the one-line error
-    installed = [r for r in rooms() if not r.shipped]
-    why = guarded_load(lambda: [c for r in installed for c in load_room(r)], limit) if installed else None
-    if why is None:
-        return [], _select(args), None
-    failed = [(installed[0], why)] if len(installed) == 1 else []
-    for r in installed if len(installed) > 1 else []:
-        w = guarded_load(lambda r=r: load_room(r), limit)
-        if w is not None:
-            failed.append((r, w))
-    failed = failed or [(r, f"{why} (loading the installed rooms together)") for r in installed]
-    rows = [row for r, w in failed for row in _unloaded(r.package, f"room {r.name}: {w}", args.only)]
-    problem = "; ".join(f"room {r.name} ({r.package}): {w}" for r, w in failed)
-    return rows, all_claims(args.only, skip=[r.name for r, _ in failed]), problem
-
-
-def _blame(args: argparse.Namespace, limit: float, why: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """The sources that fail to load alone (with the reason) and those that load, one file at a time."""
-    from pathlib import Path
-
-    from dpverify.claims.registry import load_sources
-    from dpverify.claims.sources import claim_files
-    from dpverify.claims.supervisor import guarded_load
-
-    units = []
-    for spec in args.sources:
-        p = Path(spec)
-        units += [str(p / f.relative_to(p.resolve())) for f in claim_files(p)] if p.is_dir() else [spec]
-    if len(units) == 1:
-        return [(units[0], why)], []
-    failed, good = [], []
-    for u in units:
-        w = guarded_load(lambda u=u: load_sources([u]), limit)
-        (good if w is None else failed).append(u if w is None else (u, w))
-    if not failed:  # each loads alone: blame them together
-        return [(s, f"{why} (loading {', '.join(args.sources)} together)") for s in args.sources], []
-    return failed, good
-
-
-def _unloaded(spec: str, why: str, only: str | None) -> list:
-    """``error`` rows for the claims a source declares (read from its text, never run)."""
-    from pathlib import Path
-
-    from dpverify.claims.declared import source_files
-    from dpverify.claims.execute import unloaded_results
-
-    files = [(spec, Path(spec))] if Path(spec).is_file() else [(str(f), f) for f in source_files(spec)]
-    return unloaded_results(files or [(spec, Path(spec))], why, only=only)
+    return claims_to_run(list(args.sources or []), only=args.only, limit=limit)
 
 
 def _declared_instead(r, only: str | None) -> list:
-    """A file that raised while it was imported (its one ``error`` row, :func:`~dpverify.claims.store.import_failure`)
-    becomes a row per claim it declares, each carrying the traceback; any other result stays as it is."""
-    from dpverify.claims.store import source_of
+    from dpverify.claims.loading import declared_instead
 
-    c = r.claim
-    module = c.source.section
-    if not (c.id.endswith(f".import:{module}") and c.source.seed == "dpverify" and source_of(c.id) == module
-            and getattr(c.check, "__module__", None) == "dpverify.claims.store" and r.verdict.value == "error"):
-        return [r]
-    from pathlib import Path
-
-    from dpverify.claims.declared import source_files
-    from dpverify.claims.execute import unloaded_results
-
-    first = str(r.outcome.evidence.get("error", "")).split(" failed to import: ", 1)[-1]
-    files = [(str(f), f) for f in source_files(module)] if module else []
-    rows = unloaded_results(files, f"importing it raised {first}", error=r.error, only=only) if files else []
-    if not rows or all(".import:" in x.claim.id for x in rows):  # nothing declared can be read: one row, as before
-        return [r]
-    return rows
+    return declared_instead(r, only)
 
 
 def _save(args: argparse.Namespace, results: list, started, seconds: float) -> None:
@@ -285,8 +186,9 @@ def _print_results(console: Console, results: list) -> None:
 
 
 def _gate(args: argparse.Namespace, js: list[dict]) -> int:
-    """``--baseline``: 1 when the evidence drifted; ``--update-baseline``: write the file."""
-    from dpverify.claims.baseline import baseline_key, drift, entry_of, write_baseline
+    """``--baseline``: 1 when a verdict or the evidence differs (:func:`~dpverify.claims.baseline.check_baseline`,
+    the rule of ``pytest --dpverify-baseline`` too); ``--update-baseline``: write the file."""
+    from dpverify.claims.baseline import baseline_key, check_baseline, entry_of, write_baseline
 
     current = {baseline_key(j["id"], args.thorough): entry_of(j) for j in js if j["verdict"] != "error"}
     if args.update_baseline:
@@ -295,24 +197,28 @@ def _gate(args: argparse.Namespace, js: list[dict]) -> int:
               + (f" ({len(js) - len(current)} errors left out)" if len(js) > len(current) else ""), file=sys.stderr)
         return 0
     if args.baseline:
-        lines = drift(args.baseline_data, current, rtol=args.rtol, atol=args.atol)
-        for line in lines:
-            print(f"baseline drift: {line}", file=sys.stderr)
-        if lines:
-            print(f"{len(lines)} differences from the baseline {args.baseline}", file=sys.stderr)
-            return 1
+        checked = check_baseline(args.baseline_data, current, rtol=args.rtol, atol=args.atol)
+        for _, text in checked.differences:
+            print(f"baseline: {text}", file=sys.stderr)
+        print(f"{checked.summary()} ({args.baseline})", file=sys.stderr)
+        return 0 if checked.ok else 1
     return 0
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
+    listed = _cached(args)
+    if listed is not None:
+        return _print_listing(args, listed)
     rows, claims, problem = _load(args)  # sources that exit, are killed or block while loading: not loaded
+    _remember(args, rows, claims, problem)
     if not claims and not rows:
         print("dpverify claims: error: " + ("no claim matches --only " + repr(args.only) if args.only
                                             else "no claims registered"), file=sys.stderr)
         return 2
     if args.json:
-        listed = [{"id": c.id, "source": str(c.source), "statement": c.statement, "method": c.method.value,
-                   "expected": c.expected.value, "proof": c.proof} for c in claims]
+        from dpverify.claims.listing import listing_row
+
+        listed = [listing_row(c) for c in claims]
         listed += [{"id": r.claim.id, "source": str(r.claim.source), "statement": r.claim.statement,
                     "method": r.claim.method.value, "expected": r.claim.expected.value, "proof": None,
                     "loaded": False, "error": r.outcome.summary} for r in rows]
@@ -323,11 +229,45 @@ def cmd_claims(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         return 0
-    table = Table(title=f"{len(claims)} registered claims")
+    from dpverify.claims.listing import listing_row
+
+    return _print_listing(args, [listing_row(c) for c in claims])
+
+
+def _cached(args: argparse.Namespace) -> list | None:
+    """Every shipped claim's listing row from the cache (:mod:`dpverify.claims.listing`), when no
+    source is named and no room is installed; else None."""
+    from dpverify.claims.listing import cached_listing
+    from dpverify.rooms import rooms
+
+    if args.sources or args.only == "" or any(not r.shipped for r in rooms()):
+        return None
+    rows = cached_listing(args.only)
+    return rows if rows else None
+
+
+def _remember(args: argparse.Namespace, rows: list, claims: list, problem: str | None) -> None:
+    """After every shipped claim was loaded: cache their listing (for the next ``dpverify claims``)."""
+    if not args.sources and not args.only and not rows and problem is None:
+        from dpverify.claims.listing import remember
+
+        remember()
+
+
+def _print_listing(args: argparse.Namespace, listed: list) -> int:
+    if not listed:
+        print("dpverify claims: error: " + ("no claim matches --only " + repr(args.only) if args.only
+                                            else "no claims registered"), file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(listed, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return 0
+    table = Table(title=f"{len(listed)} registered claims")
     for col in ("claim", "source", "method", "expected", "statement"):
         table.add_column(col, overflow="fold")
-    for c in claims:
-        table.add_row(*(quote(x) for x in (c.id, str(c.source), c.method.value, c.expected.value, c.statement)))
+    for r in listed:
+        table.add_row(*(quote(r[k]) for k in ("id", "source", "method", "expected", "statement")))
     _console().print(table)
     return 0
 
@@ -342,6 +282,9 @@ def register(subparsers) -> None:
     v.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE", help=srcs)
     v.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX")
     v.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    v.add_argument("--json-envelope", action="store_true",
+                   help="print JSON in the versioned envelope (schema dpverify-verify/1: summary, version, "
+                        "results; its JSON Schema ships in the package) instead of a bare list")
     v.add_argument("--thorough", action="store_true", help="run the long sweeps too")
     v.add_argument("--jobs", type=int, default=1, help="worker processes that run the checks (default 1)")
     v.add_argument("--timeout", type=float, default=None,

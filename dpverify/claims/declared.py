@@ -77,6 +77,11 @@ class Declared:
     source: tuple[str, ...] | None = None
     where: str = ""
 
+    @property
+    def at_import(self) -> bool:
+        """Whether importing the file reaches the declaration (it is not inside a function's body)."""
+        return self.where != _WHERE["function"]
+
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not ID_RE.match(self.id):
             raise (ValueError if isinstance(self.id, str) else TypeError)(

@@ -162,18 +162,35 @@ def sampling_notes() -> Iterator[set]:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a statement comes from: seed file, section, equation/algorithm/figure."""
+    """Where a statement comes from: the paper, its section, its equation (or algorithm, figure).
 
-    seed: str
+    ``paper`` names the paper: the key a room declares for it (``"003"``; the report shows its
+    title, authors and venue), :data:`SELF_TEST` for a claim about dpverify itself, or any text
+    for a paper of your own (``"Balle & Wang, ICML 2018"``).  The fields may also be given by
+    position.
+
+    Example
+    -------
+    >>> s = Source(paper="Balle & Wang, ICML 2018", section="§3", equation="Thm 8")
+    >>> str(s), s == Source("Balle & Wang, ICML 2018", "§3", "Thm 8")
+    ('Balle & Wang, ICML 2018, §3, Thm 8', True)
+    """
+
+    paper: str
     section: str = ""
     equation: str = ""
 
     def __post_init__(self) -> None:
-        for name in ("seed", "section", "equation"):
+        for name in ("paper", "section", "equation"):
             check_text(getattr(self, name), name)
 
+    @property
+    def seed(self) -> str:
+        """The former name of :attr:`paper` (kept so that code written against it still reads it)."""
+        return self.paper
+
     def __str__(self) -> str:
-        parts = [self.seed]
+        parts = [self.paper]
         if self.section:
             parts.append(self.section)
         if self.equation:

@@ -47,16 +47,19 @@ def send(conn: Any, msg: dict) -> None:
     conn.send_bytes(json.dumps(msg, allow_nan=False).encode("utf-8"))
 
 
-def encode_result(i: int, kind: str, payload: Any, left: int) -> dict:
+def encode_result(i: int, kind: str, payload: Any, left: int, tampered: str | None = None,
+                  threads: int = 0) -> dict:
     """A report: task ``i``, ``kind`` "ok" (payload: verdict, evidence, figure, seconds, error,
-    summary) or "failed" (payload: a traceback), and ``left`` processes the check left running."""
+    summary) or "failed" (payload: a traceback), ``left`` processes the check left running,
+    ``tampered`` the first part of the claims engine the check changed in its worker (or None:
+    :mod:`dpverify.claims.integrity`) and ``threads`` the Python threads it left running."""
     if kind == "ok":
         verdict, ev, fig, secs, err, summary = payload
         body = {"verdict": verdict, "evidence": ev, "figure": fig, "seconds": float(secs),
                 "error": err, "summary": summary}
     else:
         body = {"traceback": str(payload)}
-    return {"i": int(i), "kind": kind, "left": int(left), **body}
+    return {"i": int(i), "kind": kind, "left": int(left), "tampered": tampered, "threads": int(threads), **body}
 
 
 def read_result(conn: Any, expected: int) -> dict:
@@ -82,8 +85,9 @@ def check_result(msg: Any, expected: int) -> None:
     if not isinstance(msg, dict):
         raise ProtocolError(f"a {type(msg).__name__}, not a report")
     kind = msg.get("kind")
-    keys = ({"i", "kind", "left", "verdict", "evidence", "figure", "seconds", "error", "summary"} if kind == "ok"
-            else {"i", "kind", "left", "traceback"} if kind == "failed" else None)
+    common = {"i", "kind", "left", "tampered", "threads"}
+    keys = (common | {"verdict", "evidence", "figure", "seconds", "error", "summary"} if kind == "ok"
+            else common | {"traceback"} if kind == "failed" else None)
     if keys is None or set(msg) != keys:
         raise ProtocolError("a message without the fields of a report")
     i, left = msg["i"], msg["left"]
@@ -91,6 +95,11 @@ def check_result(msg: Any, expected: int) -> None:
         raise ProtocolError(f"a report for task {i!r:.40} while it was given task {expected}")
     if type(left) is not int or not 0 <= left < 2**31:
         raise ProtocolError("a report with a bad count of processes left running")
+    threads, tampered = msg["threads"], msg["tampered"]
+    if type(threads) is not int or not 0 <= threads < 2**31:
+        raise ProtocolError("a report with a bad count of threads left running")
+    if tampered is not None and not (isinstance(tampered, str) and 0 < len(tampered) <= 1000):
+        raise ProtocolError("a report with a bad name of what the check changed")
     if kind == "failed":
         if not isinstance(msg["traceback"], str):
             raise ProtocolError("a failure report without a traceback")
@@ -126,6 +135,20 @@ def become_subreaper() -> bool:
         return libc.prctl(36, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+def die_with_parent(parent: int) -> None:
+    """Be killed when the process ``parent`` ends (Linux ``PR_SET_PDEATHSIG``); exit now if it already
+    has.  A worker of a ``dpverify`` killed by a CI timeout must not live on waiting for tasks."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def children(zombies: bool = False) -> set[int]:
@@ -177,17 +200,16 @@ def end_group(pgid: int, keep: set[int]) -> None:
 
 
 def end_strays(before: set[int], keep: set[int]) -> int:
-    """Kill (with their process groups) the children of this process that are neither in ``before``
-    (there before the run) nor in ``keep`` (live workers) nor in a live worker's process group;
-    how many there were."""
+    """Kill the children of this process that are neither in ``before`` (there before the run)
+    nor in ``keep`` (live workers); how many there were.  A stray in a live worker's process
+    group (a process a check started whose parent ended, adopted here) is killed alone; any
+    other with its process group."""
     strays = set()
     for pid in children() - before - keep:
         try:
             group = os.getpgid(pid)
-            if group in keep:  # in a live worker's group: ended with that worker
-                continue
             strays.add(pid)
-            if group != os.getpgrp():  # never this process's own group
+            if group not in keep and group != os.getpgrp():  # never a live worker's or this process's group
                 os.killpg(group, signal.SIGKILL)
             os.kill(pid, signal.SIGKILL)
         except OSError:  # gone meanwhile

@@ -38,6 +38,7 @@ from dpverify.claims.model import (
     label_error,
     sampling_notes,
 )
+from dpverify.claims.remote import RemoteCheck, failed_result
 from dpverify.claims.supervisor import supervise
 from dpverify.validation import check_bool, check_positive_int
 
@@ -122,9 +123,11 @@ def run_claims(
     isolate : bool
         The same as ``supervised`` (kept for callers that name it).
     supervised : bool
-        Run each check in a fresh worker process forked for it and watched by this one, so that
-        every limit is enforced and no check can end, stall or fool the run (a worker
-        that dies or overruns makes its claim an ``error``; a fresh worker goes on).
+        Run the checks in supervised worker processes watched by this one (one per group of
+        claims, :mod:`dpverify.claims.supervisor`), so that every limit is enforced and no check
+        can end, stall or fool the run (a worker that dies or overruns makes its claim an
+        ``error``; a fresh worker goes on).  Stand-ins for claims whose files were loaded only in
+        a child (:mod:`dpverify.claims.remote`) always run supervised.
     """
     claims = check_items(claims, Claim, "claims")
     thorough = check_bool(thorough, "thorough")
@@ -137,6 +140,7 @@ def run_claims(
         raise TypeError(f"progress must be None or a function progress(result), got {type(progress).__name__}")
     results: dict[str, Result] = {}
     distinct = _distinct(claims)
+    supervised = supervised or any(isinstance(c.check, RemoteCheck) for c in distinct)  # they run only in workers
     if jobs == 1 and not isolate and not supervised and timeout is None:
         for c in distinct:
             r = run_claim(c, thorough=thorough)
@@ -145,8 +149,14 @@ def run_claims(
                 progress(r)
         return [results[c.id] for c in claims]
 
-    for r in supervise(distinct, run_claim, thorough=thorough, jobs=jobs, timeout=timeout,
-                        progress=progress):
+    known = [r for r in map(failed_result, distinct) if r is not None]  # files that failed to load: no worker
+    for r in known:
+        results[r.claim.id] = r
+        if progress:
+            progress(r)
+    rest = [c for c in distinct if c.id not in results]
+    for r in supervise(rest, run_claim, thorough=thorough, jobs=jobs, timeout=timeout,
+                       progress=progress) if rest else []:
         results[r.claim.id] = r
     return [results[c.id] for c in claims]
 
@@ -170,7 +180,7 @@ def result_to_json(r: Result) -> dict[str, Any]:
     return {
         "id": c.id,
         "source": str(c.source),
-        "source_parts": {"seed": c.source.seed, "section": c.source.section, "equation": c.source.equation},
+        "source_parts": {"paper": c.source.paper, "section": c.source.section, "equation": c.source.equation},
         "statement": c.statement,
         "method": c.method.value,
         "expected": c.expected.value,

@@ -1,10 +1,10 @@
-"""Access to the papers' text (the seed files) for claims about what is printed.
+"""Access to the papers' text files for claims about what is printed.
 
 Claims about the printed text (an erratum in a proof's wording, say) read the
-seed file when it is available: ``$DPVERIFY_SEEDS``, or ``shared/seeds``
+paper's text file when it is available: ``$DPVERIFY_SEEDS``, or ``shared/seeds``
 beside the source tree.  Without it they fall back to *facts* packaged with
-the room (small excerpts and counts, recorded together with the seed's
-sha256); a test recomputes those facts from the seed whenever it is present,
+the room (small excerpts and counts, recorded together with the text's
+sha256); a test recomputes those facts from the text whenever it is present,
 so the packaged copy cannot drift from the text.
 """
 
@@ -31,9 +31,9 @@ def _roots() -> list[Path]:
 
 
 def seed_path(prefix: str) -> Path | None:
-    """The seed file whose name starts with ``prefix + '_'`` (e.g. ``"000"``), or None.
+    """The paper's text file whose name starts with ``prefix + '_'`` (e.g. ``"000"``), or None.
 
-    ``prefix`` is the seed's number as text: letters, digits, ``_``, ``.`` and ``-``
+    ``prefix`` is the paper's key as text: letters, digits, ``_``, ``.`` and ``-``
     (no path separator or wildcard, which would reach other files).
 
     Example
@@ -41,7 +41,7 @@ def seed_path(prefix: str) -> Path | None:
     >>> seed_path("0/../*")
     Traceback (most recent call last):
     ...
-    ValueError: prefix must be a seed's number such as '000' (letters, digits, '_', '.', '-'), got '0/../*'
+    ValueError: prefix must be a paper's key such as '000' (letters, digits, '_', '.', '-'), got '0/../*'
     """
     check_prefix(prefix)
     for root in _roots():
@@ -53,7 +53,7 @@ def seed_path(prefix: str) -> Path | None:
 
 
 def check_prefix(prefix: str, name: str = "prefix") -> str:
-    """A seed's number as text (letters, digits, ``_``, ``.``, ``-``; never a path or a wildcard).
+    """A paper's key as text (letters, digits, ``_``, ``.``, ``-``; never a path or a wildcard).
 
     Example
     -------
@@ -61,20 +61,20 @@ def check_prefix(prefix: str, name: str = "prefix") -> str:
     '000'
     """
     if not isinstance(prefix, str):
-        raise TypeError(f"{name} must be a seed's number as text such as '000', got {prefix!r} of type "
+        raise TypeError(f"{name} must be a paper's key as text such as '000', got {prefix!r} of type "
                         f"{type(prefix).__name__}")
     if not _PREFIX_RE.match(prefix):
-        raise ValueError(f"{name} must be a seed's number such as '000' (letters, digits, '_', '.', '-'), got {prefix!r}")
+        raise ValueError(f"{name} must be a paper's key such as '000' (letters, digits, '_', '.', '-'), got {prefix!r}")
     return prefix
 
 
 def seed_text(prefix: str) -> str | None:
-    """The text of the seed file :func:`seed_path` finds, or None."""
+    """The text of the file :func:`seed_path` finds, or None."""
     p = seed_path(prefix)
     return p.read_text(encoding="utf-8") if p else None
 
 
 def seed_sha256(prefix: str) -> str | None:
-    """The sha256 (hex) of the seed file :func:`seed_path` finds, or None."""
+    """The sha256 (hex) of the file :func:`seed_path` finds, or None."""
     p = seed_path(prefix)
     return hashlib.sha256(p.read_bytes()).hexdigest() if p else None

@@ -1,36 +1,44 @@
-"""Supervised runs: each claim's check runs in a fresh worker process watched by the parent.
+"""Supervised runs: the claims' checks run in worker processes watched by the parent.
 
-The parent knows every claim it must hear from, and never runs a check itself.  For each claim
-it forks a worker (a fork inherits the imported rooms and the claim objects, so nothing is
-imported again) that runs exactly that one check, reports, and exits; up to ``jobs`` run at
-once.  Nothing a check does to its process (a patched module, a global) reaches another check.
-A worker that dies, exits (even by ``os._exit``), is killed, or runs past the claim's limit
-(the ``timeout`` given, else the claim's declared ``timeout``) is ended together with its
-process group (the processes its check started), and its claim becomes an ``error`` result
-naming the reason.  Every claim therefore gets a result, and a check cannot end the run early.
+The parent knows every claim it must hear from, and never runs a check itself.  It forks
+long-lived workers (:mod:`dpverify.claims.server`), up to ``jobs`` at once, each for one *group*
+of claims (:func:`~dpverify.claims.server.group_of`: one user's file, module or installed room, or
+the shipped rooms), and hands each its group's tasks one at a time; claims of different groups
+never share a process.  A worker of the shipped rooms (dpverify's own code) runs their checks one
+after another, so caches stay warm as in an in-process run; a worker of a user's source imports it
+once and forks a fresh process for each check, so nothing one check does reaches another.  A worker that dies, exits (even by ``os._exit``), is killed, or runs past the claim's
+limit (the ``timeout`` given, else the claim's declared ``timeout``) is ended together with its
+process group (the processes its checks started), and its claim becomes an ``error`` result
+naming the reason; a fresh worker carries on with the rest.  Every claim therefore gets a
+result, and a check cannot end the run early.
 
-What a worker sends is never trusted (:mod:`dpverify.claims.protocol`): one JSON message, no
-pickle, checked field by field, for the task it was given; anything else (a message for another
-claim, a second message, a malformed one) makes the claim an ``error`` ("the worker sent a
-malformed message").  A worker's stdout is its stderr: the parent alone writes stdout.
+What a worker sends is never trusted (:mod:`dpverify.claims.protocol`): one JSON message per
+task, no pickle, checked field by field, for the task it was handed; anything else (a message
+for another claim, a second message, a malformed one) makes the claim an ``error`` ("the worker
+sent a malformed message") and ends the worker.  A worker's stdout is its stderr: the parent
+alone writes stdout.
 
 Containment: each worker runs in its own process group and in a temporary working directory
-(removed after the run); a ``KeyboardInterrupt`` (or ``GeneratorExit``) raised inside a check
-is that claim's ``error``.  The files that define the claims are hashed, and the files under
-their folders are listed (:mod:`dpverify.claims.treeguard`), before the run and after every
-reported claim; the claim that reported when a change was first seen is an ``error`` naming the
-file.  On Linux the parent is a child subreaper (``PR_SET_CHILD_SUBREAPER``), so a process a
-check leaves behind, even after a double fork and ``setsid``, becomes the parent's child; it is
-killed after the claim and the claim is an ``error`` ("left ... process(es) running").
-Elsewhere only the worker's process group is ended.  With ``jobs > 1`` a change or a leftover
-process may come from a claim running alongside the one that reported: the claims running when
-it was seen are ``error`` results too.
+(removed after the run); a ``KeyboardInterrupt`` (or ``GeneratorExit``) raised inside a check is
+that claim's ``error``.  A worker is ended, and the next task of its group goes to a fresh one,
+after a check that left processes or Python threads running, or changed the claims engine in
+its process (:mod:`dpverify.claims.integrity`; that claim is an ``error``), so no later claim runs
+where an earlier check left something behind.  The files that define the claims are hashed,
+and the files under their folders are listed (:mod:`dpverify.claims.treeguard`), before the run
+and after every reported claim; the claim that reported when a change was first seen is an
+``error`` naming the file.  On Linux the parent is a child subreaper
+(``PR_SET_CHILD_SUBREAPER``), so a process a check leaves behind, even after a double fork and
+``setsid``, becomes the parent's child; it is killed after the claim and the claim is an
+``error`` ("left ... process(es) running").  Elsewhere only the worker's process group is
+ended.  With ``jobs > 1`` a change or a leftover process may come from a claim running alongside
+the one that reported: the claims running when it was seen are ``error`` results too.
 
 :func:`supervise` returns the results in order; :func:`stream` yields them as they arrive, for
 tasks that each name their own ``thorough``; :class:`TaskRunner` runs them on demand (the pytest
 plugin).  What the parent does with a worker that answered, died or overran lives in
 :mod:`dpverify.claims.workers`; loading the claims files in a child, in
-:mod:`dpverify.claims.loadguard`.
+:mod:`dpverify.claims.loadguard`; the stand-ins for claims whose files the parent never imports,
+in :mod:`dpverify.claims.remote`.
 """
 
 from __future__ import annotations
@@ -39,38 +47,18 @@ import multiprocessing as mp
 import multiprocessing.connection
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import time
-import traceback
-from collections import deque
+import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 from dpverify.claims.checks import check_items
-from dpverify.claims.evidence import to_jsonable
-from dpverify.claims.execute import with_route
-from dpverify.claims.model import Claim, Outcome, Result, Verdict, check_timeout
+from dpverify.claims.model import Claim, Outcome, Result, Verdict, check_timeout  # Outcome, Verdict: the examples
 from dpverify.claims.loadguard import guarded_load
-from dpverify.claims.protocol import (
-    become_subreaper,
-    children,
-    encode_result,
-    end_group,
-    end_strays,
-    quiet_stdout,
-    send,
-)
-from dpverify.claims.workers import (
-    FileGuard,
-    check_worker,
-    claim_files,
-    contained,
-    kill_group,
-    leftover_children,
-    remove_file,
-    stack_file,
-)
+from dpverify.claims.protocol import become_subreaper, children, end_group, end_strays
+from dpverify.claims.server import group_of, serve, task_message
+from dpverify.claims.workers import FileGuard, check_worker, claim_files, contained, kill_group, remove_file, stack_file
 from dpverify.validation import check_bool, check_nonneg_int, check_positive_int
 
 __all__ = ["TaskRunner", "guarded_load", "stream", "supervise"]
@@ -80,68 +68,61 @@ Run = Callable[..., Result]  # run(claim, thorough=...): one claim's check, in t
 Task = tuple  # (claim, thorough): one run of one claim's check
 
 
-def _payload(run: Run, c: Claim, thorough: bool) -> tuple:
-    """Run a claim in a worker and return its result as plain (picklable) values."""
-    try:
-        r = run(c, thorough=thorough)
-    except (KeyboardInterrupt, GeneratorExit) as exc:  # raised by the check itself: the claim's error
-        first = (str(exc).strip().splitlines() or [""])[0]
-        why = f"the check raised {type(exc).__name__}" + (f": {first}" if first else "")
-        out = with_route(c, Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {first}"}, summary=why))
-        r = Result(c, out, 0.0, traceback.format_exc())
-    fig = to_jsonable(r.outcome.figure_data) if r.outcome.figure_data is not None else None
-    return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error, r.outcome.summary)
-
-
-def _serve(run: Run, task: Task, i: int, results: Any, stack_file: str | None, workdir: str) -> None:
-    """Body of a worker: run exactly one check (task ``i``), report it in JSON, and exit.
-
-    A worker is forked from the parent, which never runs a check, so nothing one check does to
-    its process (a patched module, a global) reaches another check.
-    """
-    os.setpgid(0, 0)  # own process group: ending the worker also ends what its check started
-    quiet_stdout()  # the parent alone writes stdout
-    os.chdir(workdir)
-    if stack_file is not None:
-        import faulthandler
-
-        faulthandler.register(signal.SIGUSR1, file=open(stack_file, "w"), all_threads=True)  # noqa: SIM115
-    try:
-        msg = encode_result(i, "ok", _payload(run, *task), 0)
-        msg["left"] = leftover_children()
-        send(results, msg)
-    except BaseException:  # even a failure of the conversion is reported, not lost
-        send(results, encode_result(i, "failed", traceback.format_exc()[-100_000:], leftover_children()))
+#: The supervisor's ends of the pipes of the live workers: a new worker closes them at once.
+_PARENT_ENDS: weakref.WeakSet = weakref.WeakSet()
 
 
 class _Worker:
-    """One worker process, forked for one task, the pipe its report arrives on, and the task."""
+    """One long-lived worker process of one group, the pipes to it, and the task it is running."""
 
-    def __init__(self, ctx: Any, run: Run, todo: Sequence[Task], workdir: str, i: int) -> None:
+    def __init__(self, ctx: Any, run: Run, todo: Sequence[Task], workdir: str, group: str) -> None:
+        self.group = group
         self.results, results_writer = ctx.Pipe(duplex=False)
+        tasks_reader, self.tasks = ctx.Pipe(duplex=False)
+        _PARENT_ENDS.update((self.results, self.tasks))
         self.stack_file = stack_file()
-        self.got: dict | None = None  # the report, once read
+        self.got: dict | None = None  # the current task's report, once read
         self.tainted: tuple[str | None, int] = (None, 0)  # a change or leftover seen while it ran
+        self.current: tuple[int, float] | None = None  # (task, when it was handed over); None: idle
+        self.retire = False  # True: end it instead of handing it another task
         for stream_ in (sys.stdout, sys.stderr):  # nothing buffered in the parent is written twice
             try:
                 stream_.flush()
             except (AttributeError, OSError, ValueError):
                 pass
         # not a daemon: a check may start processes of its own (daemons may not)
-        self.proc = ctx.Process(target=_serve, daemon=False,
-                                args=(run, todo[i], i, results_writer, self.stack_file, workdir))
-        self.current: tuple[int, float] | None = (i, time.perf_counter())
+        isolate = group.startswith("source:")  # a user's source: a fresh process per check
+        self.proc = ctx.Process(target=serve, daemon=False,
+                                args=(run, todo, tasks_reader, results_writer, self.stack_file, workdir, isolate,
+                                      [c for c in _PARENT_ENDS if not c.closed], os.getpid()))
         self.proc.start()
         results_writer.close()
+        tasks_reader.close()
+
+    def hand(self, i: int) -> bool:
+        """Hand task ``i`` to the worker; False when it cannot take it (it ended, or something is
+        waiting in its pipe that no task asked for: then it must not be trusted with another)."""
+        if not self.proc.is_alive() or self.results.poll():
+            return False
+        try:
+            self.tasks.send_bytes(task_message(i))
+        except OSError:
+            return False
+        self.got, self.tainted = None, (None, 0)
+        self.current = (i, time.perf_counter())
+        return True
 
     def end(self, polite: bool = False) -> None:
-        """Stop the worker and its process group; close the pipe."""
+        """Stop the worker and its process group; close the pipes."""
+        self.tasks.close()  # a worker waiting for a task exits at the end of its input
         if polite and self.proc.is_alive():
             self.proc.join(timeout=1)
         kill_group(self.proc)
         self.proc.join(timeout=5)
         end_group(self.proc.pid, {self.proc.pid})
         self.results.close()
+        _PARENT_ENDS.discard(self.results)
+        _PARENT_ENDS.discard(self.tasks)
         remove_file(self.stack_file)
 
 
@@ -187,7 +168,8 @@ def stream(tasks: Sequence[Task], run: Run, *, jobs: int = 1, timeout: float | N
 
     Nothing starts before the first result is asked for, and a worker is handed its next task
     only when the caller asks for more, so a caller that takes one result at a time runs the
-    tasks one after another, each timed from the moment it is handed over.  Closing the
+    tasks one after another, each timed from the moment it is handed over.  The tasks of one
+    group run in one worker, in the order given; groups in the order they first appear.  Closing the
     generator (or dropping it) ends the workers.
 
     Parameters
@@ -236,7 +218,9 @@ def _checked(tasks: Sequence[Task], run: Run, jobs: int, timeout: float | None) 
 def _stream(todo: list[Task], run: Run, jobs: int, timeout: float | None) -> Iterator[tuple[int, Result]]:
     ctx = mp.get_context("fork")
     claims = [c for c, _ in todo]
-    pending = deque(range(len(todo)))
+    groups = [group_of(c) for c in claims]
+    first = {g: k for k, g in reversed(list(enumerate(groups)))}
+    pending = sorted(range(len(todo)), key=lambda k: (first[groups[k]], k))  # a group's tasks together
     slots: list[_Worker | None] = [None] * min(jobs, len(todo))
     done = 0
     guard = FileGuard(claim_files(claims), tree=True)
@@ -245,26 +229,24 @@ def _stream(todo: list[Task], run: Run, jobs: int, timeout: float | None) -> Ite
     workdir = tempfile.mkdtemp(prefix="dpverify-work-")
     try:
         while done < len(todo):
-            for k, w in enumerate(slots):
-                if pending and w is None:
-                    slots[k] = _Worker(ctx, run, todo, workdir, pending.popleft())
-            busy = [w for w in slots if w is not None]
+            for k in range(len(slots)):
+                slots[k] = _next(slots[k], pending, groups, lambda g: _Worker(ctx, run, todo, workdir, g),
+                                 lambda: end_strays(before, {x.proc.pid for x in slots if x is not None}))
+            busy = [w for w in slots if w is not None and w.current is not None]
             mp.connection.wait([w.results for w in busy] + [w.proc.sentinel for w in busy], timeout=0.25)
-            for k, w in enumerate(slots):
-                if w is None:
-                    continue
+            for w in busy:
                 r = check_worker(w, claims, timeout, run)
                 if r is None:
                     continue
-                w.end()
-                slots[k] = None
-                keep = {x.proc.pid for x in slots if x is not None}
+                i, w.current = w.current[0], None  # type: ignore[index]
+                keep = {x.proc.pid for x in slots if x is not None}  # ended below, not as strays
                 changed, left = guard.changed(), end_strays(before, keep)
                 for x in slots if changed or left else ():  # those running alongside may have done it
-                    if x is not None:
+                    if x is not None and x.current is not None:
                         x.tainted = (x.tainted[0] or changed, x.tainted[1] + left)
+                w.retire = w.retire or bool(changed or left or w.tainted[0] or w.tainted[1])
                 done += 1
-                yield w.current[0], contained(r, changed or w.tainted[0], left + w.tainted[1])  # type: ignore[index]
+                yield i, contained(r, changed or w.tainted[0], left + w.tainted[1])
     finally:
         for w in slots:
             if w is not None:
@@ -273,13 +255,41 @@ def _stream(todo: list[Task], run: Run, jobs: int, timeout: float | None) -> Ite
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-class TaskRunner:
-    """Supervised runs of tasks on demand, one at a time, in any order, each in a fresh worker.
+def _next(w: _Worker | None, pending: list[int], groups: list[str], start: Callable[[str], _Worker],
+          ended: Callable[[], int]) -> _Worker | None:
+    """The slot's worker after handing it the next task of its group, if it is idle: a worker that
+    must retire, or whose group has no task left, is ended (and ``ended()`` then kills what its
+    checks left that only now came loose: already blamed on the claim that retired it, never on
+    the next); a new one is started for the next pending task's group.  A worker that cannot take a
+    task is replaced by a fresh one."""
+    if w is not None and w.current is not None:
+        return w  # running a task
+    j = next((j for j in pending if w is not None and not w.retire and groups[j] == w.group), None)
+    if j is None and w is not None:
+        w.end(polite=not w.retire)
+        w = None
+        ended()
+    if j is None and pending:
+        j, w = pending[0], start(groups[pending[0]])
+    if j is None:
+        return w
+    pending.remove(j)
+    if not w.hand(j):  # type: ignore[union-attr]
+        w.end()  # type: ignore[union-attr]
+        w = start(groups[j])
+        if not w.hand(j):  # a fresh worker that cannot take a task: its check reports why
+            w.current = (j, time.perf_counter())
+    return w
 
-    :meth:`result` forks a worker for the task (it inherits the imported claims, so nothing is
-    imported again) that runs that one check and exits; a worker that dies, overruns, sends a
-    malformed message or leaves processes running makes that task's result an ``error`` (as in
-    :func:`supervise`).  :meth:`close` (or leaving a ``with`` block) ends what is left.
+
+class TaskRunner:
+    """Supervised runs of tasks on demand, one at a time, in any order.
+
+    :meth:`result` hands the task to the live worker if it serves the task's group (and may be
+    trusted with another task), else ends it and forks a worker for that group; a worker that
+    dies, overruns, sends a malformed message, leaves processes or threads running or changes
+    the claims engine makes that task's result an ``error`` (as in :func:`supervise`) and is not
+    used again.  :meth:`close` (or leaving a ``with`` block) ends what is left.
 
     Parameters
     ----------
@@ -304,29 +314,40 @@ class TaskRunner:
     def __init__(self, tasks: Sequence[Task], run: Run, *, timeout: float | None = None) -> None:
         self._todo, self._run, _, self._timeout = _checked(tasks, run, 1, timeout)
         self._claims = [c for c, _ in self._todo]
+        self._groups = [group_of(c) for c in self._claims]
         self._worker: _Worker | None = None
         self._guard: FileGuard | None = None
         self._workdir: str | None = None
         self._before: set[int] = set()
 
     def result(self, i: int) -> Result:
-        """Run task ``i`` on a fresh worker and return its result."""
+        """Run task ``i`` on a worker of its group and return its result."""
         i = check_nonneg_int(i, "i", maximum=len(self._todo) - 1)  # the index of a task (numpy integers too)
         if self._workdir is None:
             self._guard = FileGuard(claim_files(self._claims), tree=True)
             become_subreaper()
             self._workdir = tempfile.mkdtemp(prefix="dpverify-work-")
-        self._before = children()  # what the caller started between tasks is not a check's leftover
-        w = self._worker = _Worker(mp.get_context("fork"), self._run, self._todo, self._workdir, i)
+        keep = {self._worker.proc.pid} if self._worker is not None else set()
+        self._before = children() - keep  # what the caller started between tasks is not a check's leftover
+        workdir, todo, run = self._workdir, self._todo, self._run
+        before = self._before
+        w = self._worker = _next(self._worker, [i], self._groups, lambda g: _Worker(
+            mp.get_context("fork"), run, todo, workdir, g), lambda: end_strays(before, set()))
+        r = None
         try:
-            r = None
             while r is None:
-                mp.connection.wait([w.results, w.proc.sentinel], timeout=0.25)
+                mp.connection.wait([w.results, w.proc.sentinel], timeout=0.25)  # type: ignore[union-attr]
                 r = check_worker(w, self._claims, self._timeout, self._run)
         finally:
-            w.end()
+            if r is None:  # interrupted: the worker is in an unknown state
+                self.close()
+        w.current = None  # type: ignore[union-attr]
+        changed = self._guard.changed()  # type: ignore[union-attr]
+        left = end_strays(self._before, {w.proc.pid})  # type: ignore[union-attr]
+        if changed or left or w.retire:  # type: ignore[union-attr]
+            w.end()  # type: ignore[union-attr]
             self._worker = None
-        return contained(r, self._guard.changed(), end_strays(self._before, set()))  # type: ignore[union-attr]
+        return contained(r, changed, left)
 
     def close(self) -> None:
         """End the worker (and its process group) and remove the temporary working directory."""

@@ -35,13 +35,16 @@ Run = Callable[..., Result]  # run(claim, thorough=...): one claim's check, in t
 
 
 def check_worker(w: Any, claims: list[Claim], timeout: float | None, run: Run) -> Result | None:
-    """The result of the worker's task once it is known (None while it runs).
+    """The result of the worker's current task once it is known (None while it runs).
 
-    ``claims[i]`` is the claim of task ``i``.  The worker must send exactly one report, a JSON
-    message checked by :func:`dpverify.claims.protocol.read_result`, for the task it was given,
-    and then exit with code 0.  A malformed message, a report for another task or a second
-    message is an ``error`` ("the worker sent a malformed message"); so is no report from a
-    dead worker, or no exit past the limit (``timeout``, else the claim's declared ``timeout``).
+    ``claims[i]`` is the claim of task ``i``.  The worker must send exactly one report for the
+    task it was handed, a JSON message checked by :func:`dpverify.claims.protocol.read_result`,
+    while it lives.  A malformed message, a report for another task or a second message is an
+    ``error`` ("the worker sent a malformed message"); so is a worker that ended (before or
+    right after reporting: a worker only ends when told to), and one that ran past the limit
+    (``timeout``, else the claim's declared ``timeout``).  Whenever the worker must not be
+    trusted with another task (it ended, was killed, left processes or threads running, or
+    changed the claims engine), ``w.retire`` is set.
     """
     i, t0 = w.current
     c = claims[i]
@@ -57,18 +60,21 @@ def check_worker(w: Any, claims: list[Claim], timeout: float | None, run: Run) -
         pass
     except ProtocolError as exc:
         kill_group(w.proc)
+        w.retire = True
         return failed_result(c, now - t0, f"the worker sent a malformed message ({exc})")
     if not alive:
         w.proc.join(timeout=5)
-        if w.got is None:
-            return failed_result(c, now - t0, exit_reason(w.proc))
-        if w.proc.exitcode != 0:
-            return failed_result(c, now - t0, exit_reason(w.proc).replace("before", "after"))
+        w.retire = True
+        why = exit_reason(w.proc)
+        return failed_result(c, now - t0, why if w.got is None else why.replace("before", "right after"))
+    if w.got is not None:
+        w.retire = w.retire or bool(w.got["left"] or w.got["threads"] or w.got["tampered"])
         return _reported(c, w.got, now - t0)
     limit = timeout if timeout is not None else c.timeout
     if now - t0 > limit:
         where = stack_of(w.proc, w.stack_file, run)
         kill_group(w.proc)
+        w.retire = True
         why = f"the check timed out: it ran past its {limit:g} s limit"
         return Result(c, with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=why)),
                       now - t0, f"TimeoutError: claim {c.id} ran past its {limit:g} s limit (exceeded {limit:g} s)"
@@ -80,25 +86,30 @@ def _reported(c: Claim, msg: dict, seconds: float) -> Result:
     """The result a well-formed report gives."""
     if msg["kind"] != "ok":
         last = (msg["traceback"].strip().splitlines() or ["no message"])[-1]
-        return failed_result(c, seconds, last, msg["traceback"])
-    ev = msg["evidence"]
-    try:
-        r = Result(c, Outcome(Verdict(msg["verdict"]), ev, msg["figure"], msg["summary"], ev.get("route")),
-                   msg["seconds"], msg["error"])
-    except (ValueError, TypeError) as exc:  # a route or field no check can return
-        return failed_result(c, seconds, f"the worker sent a malformed message ({type(exc).__name__}: {exc})")
+        r = failed_result(c, seconds, last, msg["traceback"])
+    else:
+        ev = msg["evidence"]
+        try:
+            r = Result(c, Outcome(Verdict(msg["verdict"]), ev, msg["figure"], msg["summary"], ev.get("route")),
+                       msg["seconds"], msg["error"])
+        except (ValueError, TypeError) as exc:  # a route or field no check can return
+            return failed_result(c, seconds, f"the worker sent a malformed message ({type(exc).__name__}: {exc})")
+    if msg["tampered"]:
+        return contained(r, None, 0, engine=msg["tampered"])
     if msg["left"]:
         return contained(r, None, msg["left"])
     return r
 
 
-def contained(r: Result, changed: str | None, left: int) -> Result:
+def contained(r: Result, changed: str | None, left: int, engine: str | None = None) -> Result:
     """``r``, or an ``error`` when a file of the claims' source tree ``changed`` (its name) while
-    the check ran, or the check left ``left`` processes running."""
+    the check ran, the check left ``left`` processes running, or it changed the claims ``engine``
+    in its worker (the name of what it changed: :mod:`dpverify.claims.integrity`)."""
     c, out = r.claim, r.outcome
-    why = (f"the check of {c.id} modified {changed} (a file of the claims' source tree)" if changed else
+    why = (f"the check of {c.id} modified the claims engine in its worker ({engine})" if engine else
+           f"the check of {c.id} modified {changed} (a file of the claims' source tree)" if changed else
            f"the check of {c.id} left {left} process(es) running (ended with its worker)" if left else None)
-    if why is None or out.verdict is Verdict.ERROR:
+    if why is None or (out.verdict is Verdict.ERROR and not engine):
         return r
     ev = {**dict(out.evidence), "error": why, "returned_verdict": out.verdict.value}
     return Result(c, with_route(c, Outcome(Verdict.ERROR, ev, out.figure_data, summary=why)), r.seconds,
@@ -147,8 +158,9 @@ def leftover_children() -> int:
 
 def claim_files(claims: Iterable[Claim]) -> list[str]:
     """The files that define the claims' checks (the claims' source tree)."""
-    files = set()
-    for name in {getattr(c.check, "__module__", None) or "" for c in claims}:  # each module once
+    files = {os.path.realpath(f) for c in claims for f in [getattr(c.check, "file", None)]  # stand-ins
+             if isinstance(f, str) and os.path.isfile(f)}
+    for name in {getattr(c.check, "__module__", None) or "" for c in claims if not hasattr(c.check, "record")}:
         mod = sys.modules.get(name)
         f = getattr(mod, "__file__", None)
         if f and os.path.isfile(f):
@@ -208,7 +220,7 @@ def stack_of(proc: Any, stack_file: str | None, run: Run) -> str:
     if stack_file is None or not proc.is_alive():
         return ""
     try:
-        os.kill(proc.pid, signal.SIGUSR1)
+        os.killpg(proc.pid, signal.SIGUSR1)  # the group: a check may run in a process of its own
         deadline = time.perf_counter() + 1.0
         text = ""
         while time.perf_counter() < deadline:

@@ -12,9 +12,8 @@ goes to an atom at +infinity, mass below the bottom is lifted to it); the *lower
 every loss down (mass above the top is lowered to it, mass below the bottom is dropped).  The
 upper law dominates the true loss pointwise and the lower law is dominated by it, so their
 composed ``delta(eps)`` curves are on either side of the truth (Meiser and Mohammadi 2018;
-Koskela et al. 2020; Doroshenko et al. 2022).  ``mean_bounds`` gives rigorous bounds on the mean
-loss over the grid, which :mod:`dpverify.conform.bracket` uses to recover the ``T h / 2`` bias of
-rounding by Hoeffding's inequality.
+Koskela et al. 2020).  ``mean_bounds`` bounds the mean loss, which :mod:`dpverify.conform.bracket`
+uses to recover the ``T h / 2`` bias of rounding (Hoeffding).  Proof: ``proofs/bracket.md``.
 
 Example
 -------
@@ -29,10 +28,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.fft
 import scipy.signal
-from scipy.special import ndtr, ndtri
+from scipy.special import logsumexp, ndtr, ndtri
 
+from dpverify.conform.certfft import cpow, fft, logm, power_error, window
 from dpverify.validation import check_bool, check_positive_int, check_real
 
 __all__ = ["StepLaw", "Composed", "step_law", "mean_bounds", "compose", "delta_curve",
@@ -52,16 +51,26 @@ class StepLaw:
     sigma: float
     q: float
     mass_err: np.ndarray
+    edge_err: tuple = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
 class Composed:
-    """A composed law on ``(k0 + j) h`` with ``inf`` mass at +infinity."""
+    """A composed law on ``(k0 + j) h``, ``inf`` mass at +infinity, and its error terms.
+
+    ``upper``: its side; ``err``: l2 round-off bound of the result tilted by ``lam`` about
+    ``center``; wrapped mass: ``alias + exp(alias_log - lam (eps - center))``."""
 
     h: float
     k0: int
     p: np.ndarray
     inf: float
+    upper: bool = True
+    err: float = 0.0
+    lam: float = 0.0
+    center: float = 0.0
+    alias: float = 0.0
+    alias_log: float = -math.inf
 
 
 def _loss(x: np.ndarray, sigma: float, q: float, order: str) -> np.ndarray:
@@ -151,9 +160,27 @@ def step_law(sigma: float, q: float, h: float, order: str, *, tail: float) -> St
     upper = np.concatenate(([f[0]], mass))          # lifted bottom, rounded up
     lower = np.concatenate((mass, [s[-1]]))         # rounded down, lowered top, bottom dropped
     small = np.minimum(f, s)
-    err = 16 * (np.finfo(float).eps / 2) * (small[:-1] + small[1:])   # ndtr relative error
-    return StepLaw(h=h, k0=k0, upper=upper, upper_inf=float(s[-1]), lower=lower,
-                   order=order, sigma=sigma, q=q, mass_err=err)
+    x = _x_of_loss(ell, sigma, q, order)
+    e_b = _NDTR_REL * small + _boundary_mass(ell, x, sigma, q, order)  # error of f_j, s_j
+    return StepLaw(h=h, k0=k0, upper=upper, upper_inf=float(s[-1]), lower=lower, order=order,
+                   sigma=sigma, q=q, mass_err=e_b[:-1] + e_b[1:],
+                   edge_err=(float(e_b[0]), float(e_b[-1])))
+
+
+_U = float(np.finfo(float).eps) / 2
+_NDTR_REL = 2e-13  # assumed relative error of scipy.special.ndtr (Cephes documents <= 3.4e-14)
+
+
+def _boundary_mass(ell, x, sigma, q, order):
+    """Mass within the round-off of each computed boundary ``x(ell_j)`` (proof, step 1)."""
+    xs = np.where(np.isfinite(x), x, np.nan)
+    d = np.abs(np.diff(xs)) / np.diff(ell)
+    slope = np.nan_to_num(np.fmax(np.concatenate(([np.nan], d)), np.concatenate((d, [np.nan]))), posinf=0.0)
+    dx = 128 * _U * (slope * (1 + np.abs(ell)) + 1 + np.abs(xs) + sigma ** 2 * (1 + np.abs(ell) - math.log(q)))
+    comps = [(1.0 - q, 0.0), (q, 1.0)] if order == "remove" else [(1.0, 0.0)]
+    pdf = sum(w * np.exp(-0.5 * (np.maximum(np.abs(xs - mu) - dx, 0) / sigma) ** 2)
+              for w, mu in comps) / (sigma * math.sqrt(2 * math.pi))
+    return np.where(np.isfinite(xs), 2 * dx * pdf, 0.0)
 
 
 _MAX_CELLS = 1 << 26  # a step law's grid: 64 Mi cells (0.5 GiB a float array)
@@ -222,52 +249,22 @@ def mean_bounds(law: StepLaw, points: int = 1 << 18) -> tuple[float, float]:
     big = np.maximum(np.abs(values[:-1]), np.abs(values[1:])) + np.abs(slope) * np.diff(x)
     cdf, sf = _x_survival(x, law.sigma, law.q, law.order)
     small = np.minimum(cdf, sf)
-    err_m = 16 * u * (small[:-1] + small[1:]) * (1.0 + np.abs(x[:-1]) + law.sigma)
+    err_m = _NDTR_REL * (small[:-1] + small[1:]) * (1.0 + np.abs(x[:-1]) + law.sigma)
     slack = float(np.sum(err_m * (big + np.abs(slope)))) + 2 * np.log2(points) * u * float(
         np.sum(np.abs(chord) + np.abs(jensen)))
     return lo_sum - slack, hi_sum + slack
 
 
-def _fftconv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    n = a.size + b.size - 1
-    size = scipy.fft.next_fast_len(n, real=True)
-    out = scipy.fft.irfft(scipy.fft.rfft(a, size) * scipy.fft.rfft(b, size), size)[:n]
-    return np.clip(out, 0.0, None)
+_LAST: list = [None]  # (law, steps, tail, lams, max_n, (upper, lower)): compose's one-entry cache
 
 
-def _truncate(c: Composed, tail: float, upper: bool) -> Composed:
-    p = c.p
-    top = np.cumsum(p[::-1])[::-1]              # top[j] = mass at j and above
-    bottom = np.cumsum(p)
-    hi = int(np.searchsorted(-top, -tail, side="left")) if top[0] > tail else p.size
-    hi = min(max(hi, 1), p.size)                # keep p[:hi]; mass at >= hi is <= tail
-    lo = int(np.searchsorted(bottom, tail, side="right"))
-    lo = min(lo, hi - 1)                         # drop p[:lo]; its mass <= tail
-    cut_top = float(top[hi]) if hi < p.size else 0.0
-    cut_bottom = float(bottom[lo - 1]) if lo > 0 else 0.0
-    kept = p[lo:hi].copy()
-    inf = c.inf
-    if upper:
-        inf += cut_top                           # above the grid: to +infinity
-        kept[0] += cut_bottom                    # below the grid: lifted
-    else:
-        kept[-1] += cut_top                      # above the grid: lowered; below: dropped
-    return Composed(h=c.h, k0=c.k0 + lo, p=kept, inf=inf)
+def compose(law: StepLaw, steps: int, *, tail: float, upper: bool, lam: float = 0.0,
+            lam_lower: float | None = None, max_n: int = 1 << 22) -> Composed:
+    """The ``steps``-fold composition of the upper (or lower) law, certified (proof, steps 2-5).
 
-
-def _combine(a: Composed, b: Composed, tail: float, upper: bool) -> Composed:
-    p = _fftconv(a.p, b.p)
-    inf = a.inf + b.inf if upper else 0.0
-    return _truncate(Composed(h=a.h, k0=a.k0 + b.k0, p=p, inf=inf), tail, upper)
-
-
-def compose(law: StepLaw, steps: int, *, tail: float, upper: bool) -> Composed:
-    """The ``steps``-fold composition of the upper (or lower) law, by repeated squaring.
-
-    Every truncation moves mass up (to +infinity or the bottom of the grid) for the upper law
-    and down (or away) for the lower law, so both stay on their side.  A partial sum of ``m``
-    steps is truncated at ``tail * m / (steps * ops)`` (``ops`` truncations in all), so the mass
-    moved, counted with its multiplicity in the final sum, is at most ``tail``.
+    One circular FFT power of the law tilted by ``e^{lam s}`` (``e^{lam_lower s}`` for the lower
+    law) on ``N <= max_n`` cells (mass outside bounded by ``tail``, Chernoff); the round-off bound
+    (:mod:`dpverify.conform.certfft`) is carried in the result and added by :func:`delta_curve`.
 
     >>> law = step_law(1.0, 1.0, 0.01, "remove", tail=1e-12)
     >>> up, lo = (compose(law, 4, tail=1e-12, upper=u) for u in (True, False))
@@ -276,71 +273,127 @@ def compose(law: StepLaw, steps: int, *, tail: float, upper: bool) -> Composed:
     """
     _check_law(law)
     steps = check_positive_int(steps, "steps", maximum=10 ** 7)
-    tail = check_real(tail, "tail", nonneg=True)  # 0: no truncation
-    if not tail < 1:
-        raise ValueError(f"tail must be in [0, 1), got {tail!r}")
+    tail = check_real(tail, "tail", positive=True)
     upper = check_bool(upper, "upper")
-    ops = 2 * max(steps.bit_length(), 1) + 1
-    unit = tail / (steps * ops)
-    base = Composed(h=law.h, k0=law.k0, p=law.upper if upper else law.lower,
-                    inf=law.upper_inf if upper else 0.0)
-    base = _truncate(base, unit, upper)
-    size, done = 1, 0
-    result: Composed | None = None
-    k = steps
-    while k:
-        if k & 1:
-            done += size
-            result = base if result is None else _combine(result, base, unit * done, upper)
-        k >>= 1
-        if k:
-            size *= 2
-            base = _combine(base, base, unit * size, upper)
-    assert result is not None
-    return result
+    lams = {"lam": lam, "lam_lower": lam if lam_lower is None else lam_lower}
+    for name, v in lams.items():  # 0: no tilt
+        if check_real(v, name, nonneg=True) and not 1e-6 <= v <= 1e4:
+            raise ValueError(f"{name} must be 0 or in [1e-6, 1e4], got {v!r}")
+    max_n = check_positive_int(max_n, "max_n", maximum=1 << 26)
+    if not 1e-250 <= tail < 1:
+        raise ValueError(f"tail must be in [1e-250, 1), got {tail!r}")
+    key = (law, steps, tail, tuple(float(v) for v in lams.values()), max_n)  # both sides, one FFT
+    if _LAST[0] is None or _LAST[0][0] is not law or _LAST[0][1:5] != key[1:]:
+        _LAST[0] = key + (_compose_both(law, steps, tail, key[3], max_n),)
+    return _LAST[0][5][0 if upper else 1]
+
+
+def _compose_both(law, steps, tail, lams, max_n):
+    n1, h = law.upper.size, law.h
+    s = (law.k0 + np.arange(n1)) * h
+    a_up = law.upper + np.concatenate(([law.edge_err[0]], law.mass_err))
+    a_lo = np.clip(law.lower - np.concatenate((law.mass_err, [law.edge_err[1]])), 0.0, None)
+    c1 = [logm(a, s, lam) / lam if lam > 0 else 0.0 for a, lam in zip((a_up, a_lo), lams)]
+    bottom, top, above, tilt, below = window(a_up, a_lo, s, steps, lams, [steps * c for c in c1],
+                                             tail / 4)
+    jb = int(math.floor(bottom / h))
+    n = 1 << max(int(math.ceil(top / h)) - jb, 1).bit_length()
+    if n > max_n:
+        raise ValueError(f"the window needs {n} cells, more than max_n={max_n}: choose a larger h")
+    with np.errstate(divide="ignore"):
+        x = [np.bincount(np.arange(n1) % n, np.exp(np.log(a) + lam * (s - c)), minlength=n)
+             for a, lam, c in zip((a_up, a_lo), lams, c1)]
+    x = [x[0] * (1 + 1e-11), x[1] * (1 - 1e-11)]
+    znorm = math.sqrt(float(np.dot(x[0], x[0]) + np.dot(x[1], x[1]))) * (1 + n * _U * 2.02)
+    zr, zi = fft(x[0], x[1])
+    rr, ri = np.roll(zr[::-1], 1), np.roll(zi[::-1], 1)           # Z at -k
+    halves = ((0.5 * (zr + rr), 0.5 * (zi - ri)), (0.5 * (zi + ri), 0.5 * (rr - zr)))
+    pu, pl = (cpow(a, b, steps) for a, b in halves)
+    gr, gi = fft(pu[0] - pl[1], -(pu[1] + pl[0]))
+    e2 = power_error(n, steps, znorm, [np.hypot(a, b) for a, b in halves])
+    pos = (jb - steps * law.k0 + np.arange(n)) % n
+    win = (jb + np.arange(n)) * h
+    cap = math.exp(min(steps * math.log1p(float(a_up.sum()) - 1 + 1e-10), 700.0))  # >= total mass
+    out = []
+    for c, is_up, lam, center in ((gr[pos] / n, True, lams[0], steps * c1[0]),
+                                  (-gi[pos] / n, False, lams[1], steps * c1[1])):
+        with np.errstate(divide="ignore", over="ignore"):
+            p = np.minimum(np.exp(np.log(np.clip(c, 0.0, None)) - lam * (win - center)), cap)
+        inf = min(1.0, steps * (law.upper_inf + law.edge_err[1])) + above if is_up else 0.0
+        out.append(Composed(h=h, k0=jb, p=p, inf=inf, upper=is_up, err=e2, lam=lam,
+                            center=center, alias=0.0 if is_up else below, alias_log=tilt))
+    return tuple(out)
+
 
 
 def delta_curve(c: Composed, eps: float) -> float:
-    """``delta(eps) = inf + sum_{s > eps} p_s (1 - e^{eps - s})`` of a composed law.
+    """A bound on ``delta(eps)`` of the exact composed law, on the side of ``c`` (proof, step 5).
+
+    ``inf + sum_{s > eps} p_s (1 - e^{eps - s})`` +- summation round-off, FFT error, aliased mass.
 
     >>> delta_curve(Composed(h=1.0, k0=0, p=np.array([0.5, 0.5]), inf=0.0), 0.0) > 0
     True
     """
     _check_composed(c)
     eps = check_real(eps, "eps")
-    s = (c.k0 + np.arange(c.p.size)) * c.h
-    w = -np.expm1(np.minimum(eps - s, 0.0))
-    return float(c.inf + np.dot(c.p, w))
+    j0 = int(min(max(float(np.floor((eps - 1e-9 * (1.0 + abs(eps))) / c.h)) - c.k0, 0), c.p.size))
+    s = (c.k0 + np.arange(j0, c.p.size)) * c.h
+    keep = s > eps - 1e-9 * (1.0 + abs(eps))
+    p, s = c.p[j0:][keep], s[keep]
+    value = float(np.sum(p * -np.expm1(np.minimum(eps - s, 0.0))))
+    big = float(np.max(np.abs(s), initial=0.0)) + abs(eps) + 1.0
+    slack = 1e-9 * value + 8 * _U * big * float(np.sum(p))
+    tilt = -c.lam * (eps - c.center)
+    fft = 0.0
+    if c.err and p.size:                 # err * || e^{-lam (s - center)} w(s) ||_2 over s > eps
+        with np.errstate(divide="ignore"):
+            lw = np.log(-np.expm1(np.minimum(eps - s, 0.0)) + 4 * _U) - c.lam * (s - c.center)
+        fft = c.err * math.exp(min(0.5 * float(logsumexp(2 * lw)), 700.0)) * (1 + 1e-6)
+    if c.upper:
+        return float(c.inf + value + slack + fft)
+    return float(value - slack - fft - c.alias - math.exp(min(c.alias_log + tilt, 700.0)))
 
 
 def epsilon_of(c: Composed, target: float) -> float:
-    """The least ``eps`` (any real) with ``delta_curve(c, eps) <= target``; ``inf`` if none.
+    """A certified ``eps`` for ``target`` on the side of ``c`` (``inf`` / ``-inf`` if none).
 
-    Between grid points ``delta`` is ``inf + B - e^{eps - s_k} A`` in closed form, so the answer
-    is exact up to round-off: sums from the top, and the geometric filter for ``A``.
+    Upper law: ``delta_curve(c, eps) <= target``; lower law: ``delta_curve(c, eps) >= target``.
+    A closed-form estimate between grid points is moved outwards until :func:`delta_curve` confirms.
 
     >>> c = Composed(h=1.0, k0=0, p=np.array([0.5, 0.5]), inf=0.0)
-    >>> abs(delta_curve(c, epsilon_of(c, 0.1)) - 0.1) < 1e-12
+    >>> 0.099 < delta_curve(c, epsilon_of(c, 0.1)) <= 0.1
     True
     """
     _check_composed(c)
     target = check_real(target, "target")
     if not 1e-250 <= target < 1.0:  # below, delta is lost in round-off (the bracket asks >= 1e-200)
         raise ValueError(f"target must be in [1e-250, 1), got {target!r}")
+    e = _estimate(c, target)
+    step, sign = 1e-3 * c.h + (1e-6 * (1.0 + abs(e)) if math.isfinite(e) else 0.0), (1 if c.upper else -1)
+    for _ in range(60):
+        if not math.isfinite(e):
+            break
+        d = delta_curve(c, e)
+        if (d <= target) if c.upper else (d >= target):
+            return float(e)
+        e, step = e + sign * step, step * 2
+    return math.inf if c.upper else -math.inf
+
+
+def _estimate(c: Composed, target: float) -> float:
+    """The least ``eps`` with computed ``delta <= target`` (no allowances), in closed form."""
     if c.inf >= target:
-        return float("inf")
+        return math.inf
     p = c.p
     s = (c.k0 + np.arange(p.size)) * c.h
     tail = np.cumsum(p[::-1])[::-1]                     # B_k = sum_{j >= k} p_j
-    decay = np.exp(-c.h)
-    acc = scipy.signal.lfilter([1.0], [1.0, -decay], p[::-1])[::-1]   # A_k = sum p_j e^{-(j-k)h}
-    d_at = c.inf + tail - acc                            # delta(s_k) uses j > k: B_k - A_k
-    ok = np.nonzero(d_at <= target)[0]
-    k = int(ok[0]) if ok.size else p.size - 1
+    acc = scipy.signal.lfilter([1.0], [1.0, -math.exp(-c.h)], p[::-1])[::-1]  # sum p_j e^{-(j-k)h}
+    ok = np.nonzero(c.inf + tail - acc <= target)[0]
     if not ok.size:
         return float(s[-1])
+    k = int(ok[0])
     a, b = acc[k], tail[k]
-    if a <= 0.0:
-        return float(s[k])
-    value = s[k] + np.log(max(c.inf + b - target, 0.0) / a) if c.inf + b > target else -np.inf
+    if a <= 0.0 or c.inf + b <= target:
+        return float(s[k - 1] if k > 0 else s[k])
+    value = s[k] + np.log((c.inf + b - target) / a)
     return float(min(max(value, s[k - 1] if k > 0 else -np.inf), s[k]))

@@ -1,4 +1,4 @@
-"""Continual release of running counts with the matrix mechanism (seeds 000, 004).
+"""Continual release of running counts with the matrix mechanism (a thesis chapter; Cai, Wu, Wang 2016).
 
 Public API: ``expected_mse``, ``release``, ``stream``, ``strategy`` (dispatching
 over the registered methods, see :mod:`dpverify.continual.methods`).

@@ -1,4 +1,4 @@
-"""Seed 004's Alg. 5 (the online FDA release) as printed, instrumented to count its work.
+"""Cai, Wu and Wang's Alg. 5 (the online FDA release) as printed, instrumented to count its work.
 
 Alg. 5 (004 §4.3), for t = 1..T, T = 2^m − 1:
 

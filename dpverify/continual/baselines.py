@@ -1,4 +1,4 @@
-"""The baselines of seed 004 §5: binary mechanism (Chan–Shi–Song), Boost (Hay et al.), Privelet
+"""The baselines of Cai, Wu and Wang's paper, §5: binary mechanism (Chan–Shi–Song), Boost (Hay et al.), Privelet
 (Xiao et al.) and Honaker's estimator — each with its exact per-release MSE.
 
 Every method is a factorization W = R·A with max column l1 norm of A at most 1

@@ -5,7 +5,7 @@ Lap(L/ε); s_t is the sum of the noisy p-sums of the set bits of t.  L counts th
 p-sums one count can fall in, ``floor(log2 n) + 1`` (the paper writes
 ε' = ε/log T; with ``floor + 1`` the release is exactly ε-DP).
 MSE(t) = Var(p-sum) · popcount(t): 2L²/ε² (Laplace) or 2r/(1 − r)², r = e^{−ε/L}
-(discrete).  Online.  Reference: seed 004 §5.2; ``continual/baselines_variance.md``.
+(discrete).  Online.  Reference: Cai, Wu, Wang 2016, §5.2; ``continual/baselines_variance.md``.
 
 Example
 -------
@@ -61,7 +61,7 @@ def binary_levels(n: int, levels: int | None = None) -> int:
 def binary_expected_mse(n: int, epsilon: float, *, levels: int | None = None, noise: str = "laplace") -> np.ndarray:
     """Exact MSE of release t: ``2 L² popcount(t) / ε²`` (popcount(t) independent noisy p-sums).
 
-    Reference: Chan, Shi, Song (2011) Alg. 2; seed 004 §5.2.
+    Reference: Chan, Shi, Song (2011) Alg. 2; Cai, Wu, Wang 2016, §5.2.
 
     Example
     -------
@@ -139,33 +139,92 @@ class BinaryMechanismStream(BoundedStream):
     def __init__(self, n: int, epsilon: float, rng=None, noise: str = "laplace", *, levels: int | None = None):
         super().__init__(n, epsilon, rng, noise)
         self.L = _check_scale(binary_levels(self.n, levels), self.epsilon, self.noise)
+        self._zero = 0 if self.noise == "discrete" else 0.0  # integer counts + integer noise: integers
         self._alpha = [0] * (self.n.bit_length() + 1)
-        self._alpha_hat = [0.0] * (self.n.bit_length() + 1)
+        self._alpha_hat = [self._zero] * (self.n.bit_length() + 1)
         self._buf = None
         self._lo = 0
 
-    def push(self, a_t) -> float:
-        """Add σ(t); return the noisy running total B(t)."""
+    def _draw(self, lo: int) -> None:
+        """The noise of p-sums lo + 1 .. lo + CHUNK (lo a multiple of CHUNK): the batch release's chunks."""
+        z = draw_run(np.full(min(CHUNK, self.n - lo), 1.0 / self.L), self.epsilon, self._rng, self.noise)
+        self._buf = z * self.L if self.noise == "laplace" else z
+        self._lo = lo
+
+    def push(self, a_t):
+        """Add σ(t); return the noisy running total B(t): an int under discrete noise, else a float."""
         a_t = self.admit(a_t)  # the one push guard of the streams (dpverify.continual.streams)
         if self._buf is None or self.t - self._lo >= self._buf.size:  # the batch release's chunks, in order
-            m = min(CHUNK, self.n - self.t)
-            z = draw_run(np.full(m, 1.0 / self.L), self.epsilon, self._rng, self.noise)
-            self._buf = z * self.L if self.noise == "laplace" else z
-            self._lo = self.t
+            self._draw(self.t)
         t = self.t + 1
         i = (t & -t).bit_length() - 1
         alpha, hat = self._alpha, self._alpha_hat
         alpha[i] = sum(alpha[:i]) + int(a_t)
         for j in range(i):
             alpha[j] = 0
-            hat[j] = 0.0
-        hat[i] = alpha[i] + self._buf[t - 1 - self._lo]
+            hat[j] = self._zero
+        hat[i] = alpha[i] + self._buf[t - 1 - self._lo].item()
         self.t = t
-        out = 0.0
+        out = self._zero
         for j in range(len(hat) - 1, -1, -1):  # high bits first: the batch adds the descent path in this order
             if (t >> j) & 1:
                 out += hat[j]
-        return float(out)
+        return out
+
+    def push_many(self, counts) -> np.ndarray:
+        """Push a chunk of counts; return their noisy running totals B(t), vectorised.
+
+        The same noise, p-sums and additions as one :meth:`push` per count (equal integers under
+        discrete noise, equal floats under Laplace noise), so also :func:`binary_release`.
+
+        Example
+        -------
+        >>> a = BinaryMechanismStream(9, 1.0, rng=4, noise="discrete")
+        >>> b = BinaryMechanismStream(9, 1.0, rng=4, noise="discrete")
+        >>> a.push_many([1, 0, 2, 1]).tolist() + [a.push(3)] == [b.push(x) for x in (1, 0, 2, 1, 3)]
+        True
+        """
+        a = self.admit_many(counts)
+        parts = [self._chunk(a[i : i + _PIECE]) for i in range(0, a.size, _PIECE)]
+        if not parts:
+            return self.empty()
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _chunk(self, a: np.ndarray) -> np.ndarray:
+        t0, m = self.t, a.size
+        lo, hi = t0 + 1, t0 + m
+        alpha, hat = self._alpha, self._alpha_hat
+        acc, base = [0] * len(alpha), [self._zero] * len(alpha)
+        run = self._zero  # the kary state of time t0 from Alg. 2's: the set bits of t0, high bits first
+        for j in range(len(alpha) - 1, -1, -1):
+            if (t0 >> j) & 1:
+                run += hat[j]
+            base[j] = run  # B(t0 with the bits below j cleared)
+        for j in range(1, len(alpha)):
+            acc[j] = acc[j - 1] + (alpha[j - 1] if (t0 >> (j - 1)) & 1 else 0)  # counts since that time
+        c, _ = self._tree_nodes(a, lo, 2, acc)  # the p-sums α ending at lo .. hi
+        x = c + self._noise(t0, m)
+        out = self._tree_fill(x, lo, 2, base)
+        for j in range(len(alpha)):  # Alg. 2's state at hi: the p-sums of its set bits
+            e = hi >> j << j
+            if (hi >> j) & 1 and e >= lo:
+                alpha[j], hat[j] = int(c[e - lo]), x[e - lo].item()
+        self.t = hi
+        return out
+
+    def _noise(self, lo: int, m: int) -> np.ndarray:
+        """The noise of p-sums lo + 1 .. lo + m, from the aligned runs (drawn when first reached)."""
+        parts, pos = [], lo
+        while pos < lo + m:
+            if self._buf is None or not self._lo <= pos < self._lo + self._buf.size:
+                self._draw(pos)
+            take = min(lo + m - pos, self._lo + self._buf.size - pos)
+            parts.append(self._buf[pos - self._lo : pos - self._lo + take])
+            pos += take
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+_PIECE = 1 << 16  # push_many works on pieces of this many counts (their temporaries stay in cache)
 
 
 def _register():
@@ -179,7 +238,7 @@ def _register():
         release=binary_release,
         stream=BinaryMechanismStream,
         online=True,
-        reference="Chan, Shi, Song, TISSEC 14(3) 2011, Alg. 2; seed 004 §5.2",
+        reference="Chan, Shi, Song, TISSEC 14(3) 2011, Alg. 2; Cai, Wu, Wang 2016, §5.2",
     ))
 
 

@@ -3,7 +3,7 @@
 ℓ = m + 1 levels, Lap(ℓ/ε) on every node, then the least squares (consistency)
 estimate by the two-pass algorithm; prefix t is the sum of the first t
 consistent leaves.  Static.  Exact variances from the Haar eigenbasis of HᵀH
-(``continual/baselines_variance.md``).  Reference: seed 004 §5.3.
+(``continual/baselines_variance.md``).  Reference: Cai, Wu, Wang 2016, §5.3.
 
 Example
 -------
@@ -34,7 +34,7 @@ def boost_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.
     """Exact MSE of each prefix after Hay's consistency: ``2ℓ²/ε² · wᵀ(HᵀH)⁻¹w``, O(n log n).
 
     ``wᵀ(HᵀH)⁻¹w = t²/(n(2n−1)) + Σ_h g_h(t)² / (2^h (2^h − 1))`` (Haar eigenbasis).
-    Reference: Hay et al. (2010); seed 004 §5.3; ``continual/baselines_variance.md``.
+    Reference: Hay et al. (2010); Cai, Wu, Wang 2016, §5.3; ``continual/baselines_variance.md``.
 
     Example
     -------
@@ -127,7 +127,7 @@ def _register():
         strategy=boost_strategy,
         release=boost_release,
         leaves_power_of_two=True,
-        reference="Hay, Rastogi, Miklau, Suciu, PVLDB 3(1) 2010; seed 004 §5.3",
+        reference="Hay, Rastogi, Miklau, Suciu, PVLDB 3(1) 2010; Cai, Wu, Wang 2016, §5.3",
     ))
 
 

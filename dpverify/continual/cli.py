@@ -359,10 +359,10 @@ def cmd_mse(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    from dpverify.continual import method_names
+    from dpverify.continual.methods import method_names  # not the package: its help stays light
 
     names = method_names()
-    p = subparsers.add_parser("continual", help="continual release of running counts (seeds 000, 004)")
+    p = subparsers.add_parser("continual", help="continual release of running counts")
     sub = p.add_subparsers(dest="continual_command", required=True, metavar="ACTION",
                            help="release: publish noisy running totals of a CSV column; mse: exact expected MSE")
 

@@ -7,10 +7,12 @@ scales, ``continual/elders_privacy.md``); a node that holds no count of
 the horizon (it starts after n) gets no noise (f_v = 0: its value 0 is public).
 Uniform weights are f_v = L.  The optimum is certified by its dual (the
 :class:`~dpverify.continual.weights.WeightsResult` is kept with the factors).
-The conic program grows with n: it is used for ``n <= 8191``.  Past it the total
-objective is solved in closed form on the tree (:mod:`dpverify.continual.tree_weights`,
-the same certificate: exact feasibility and the dual bound at its multipliers) up to
-``n <= 2^20``; the minimax objective stays at ``n <= 8191``.
+The conic program grows with n: it is used for ``n <= 8191``.  Past it the total objective is
+solved in closed form on the tree (:mod:`dpverify.continual.tree_weights`, up to ``n <= 2^20``) and
+the minimax objective by the dual ascent over release weights on that closed form
+(:mod:`dpverify.continual.tree_minimax`, up to ``n <= 2^16``; at 2^20 its primal recovery does not
+yet reach the 1e-6 gap), each with the same certificate: exact feasibility and the dual bound at its
+multipliers.  Weights that are not certified are refused (RuntimeError), never used.
 
 Example
 -------
@@ -33,6 +35,7 @@ __all__ = ["elders_node_factors", "check_weights"]
 
 _MAX_N = 8191  # the conic solve (both objectives)
 _MAX_N_TREE = 2**20  # the closed-form tree solve (total objective) past the conic one
+_MAX_N_MINIMAX = 2**16  # the dual ascent (minimax objective): certified at 8191 and 2^16, not yet at 2^20
 _WEIGHTS = ("uniform", "total", "minimax")
 
 
@@ -47,10 +50,9 @@ def check_weights(weights, n: int) -> str:
     if not isinstance(weights, str) or weights not in _WEIGHTS:
         raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
     n = check_positive_int(n, "n")
-    if weights == "minimax" and n > _MAX_N:
-        raise ValueError(f"weights={weights!r} solves a conic program: n must be <= {_MAX_N}, got {n}")
-    if weights == "total" and n > _MAX_N_TREE:
-        raise ValueError(f"weights={weights!r} solves a tree program: n must be <= {_MAX_N_TREE}, got {n}")
+    limit = {"uniform": None, "total": _MAX_N_TREE, "minimax": _MAX_N_MINIMAX}[weights]
+    if limit is not None and n > limit:
+        raise ValueError(f"weights={weights!r} solves a tree program: n must be <= {limit}, got {n}")
     return weights
 
 
@@ -70,12 +72,16 @@ def elders_node_factors(n: int, k: int, objective: str):
 
 
 def _node_factors(n: int, k: int, objective: str):
+    from dpverify.continual.tree_minimax import tree_minimax_weights
     from dpverify.continual.tree_weights import elders_parents, tree_optimal_weights
     from dpverify.continual.weights import optimal_weights
 
     R, A, offsets = elders_strategy_parts(n, k)
-    if n > _MAX_N and objective == "total":  # past the conic solve: the closed form on the tree
-        res = tree_optimal_weights(R, A, elders_parents(offsets, k))
+    if n > _MAX_N:  # past the conic solve: the solves on the tree
+        solve = tree_optimal_weights if objective == "total" else tree_minimax_weights
+        res = solve(R, A, elders_parents(offsets, k))
+        if not res.certified:  # the ascent stopped short: never use uncertified weights silently
+            raise RuntimeError(f"{objective} weights at n={n}, k={k}: relative gap {res.relative_gap:.2e} not certified")
     else:
         res = optimal_weights(R, A, objective)
     w = float(A.data[0])  # the uniform entry (1/L)(1 - 2^-40) of A

@@ -1,4 +1,4 @@
-"""The experiments of seed 004 §5 and the beyond-FDA comparison, computed exactly.
+"""The experiments of Cai, Wu and Wang's paper, §5, and the beyond-FDA comparison, computed exactly.
 
 Every number here is an exact expected squared error (closed form or exact
 sums; ε = 1 as in the paper unless given); :func:`simulate_mse` repeats a
@@ -79,7 +79,7 @@ class NaiveCrossover:
 
 
 def naive_vs_fda(n: int = 4095, epsilon: float = 1.0, window: int = 100) -> NaiveCrossover:
-    """Where the naive method stops being better than FDA (exact per-release MSEs); seed 004 §5.1.
+    """Where the naive method stops being better than FDA (exact per-release MSEs); Cai, Wu, Wang 2016, §5.1.
 
     Example
     -------
@@ -133,7 +133,7 @@ class RatioSummary:
 
 
 def bm_vs_fda(n: int = 4095, epsilon: float = 1.0, levels: int | None = None) -> RatioSummary:
-    """Per-release ratio of the binary mechanism (``levels`` L, default floor(log2 n)+1) to FDA; seed 004 §5.2.
+    """Per-release ratio of the binary mechanism (``levels`` L, default floor(log2 n)+1) to FDA; Cai, Wu, Wang 2016, §5.2.
 
     Example
     -------
@@ -189,7 +189,7 @@ def static_vs_fda(m_max: int = 25, epsilon: float = 1.0, *, per_release: bool = 
     """Mean per-release MSE for m = 1..m_max (FDA needs m >= 1: N = 2^m − 1 >= 1).
 
     ``per_release=False`` sums the closed forms over t in O(log n) per m; ``True`` sums
-    the exact per-release arrays (O(n) per m, ~2^26 values at m = 25).  Seed 004 §5.3.
+    the exact per-release arrays (O(n) per m, ~2^26 values at m = 25).  Cai, Wu, Wang 2016, §5.3.
 
     Example
     -------

@@ -1,4 +1,4 @@
-"""FDA release (seeds 000 §5.4, 004 §4-5): the optimal diagonal weights on a forest of complete
+"""FDA release (thesis chapter 5, §5.4; Cai, Wu, Wang 2016, §4-5): the optimal diagonal weights on a forest of complete
 Fenwick blocks (sizes 2^m - 1), released exactly in chunks or online.
 
 The weights are :mod:`dpverify.continual.fda_optimal` and their independent certificates
@@ -157,6 +157,6 @@ register_method(
         release=_fda_release,
         stream=_fda_stream,
         online=True,
-        reference="seed 000 §5.4 Thm 5.4; seed 004 Alg. 4/5; any n: proof continual/fda_any_n.md",
+        reference="thesis chapter 5, §5.4 Thm 5.4; Cai, Wu, Wang 2016, Alg. 4/5; any n: proof continual/fda_any_n.md",
     )
 )

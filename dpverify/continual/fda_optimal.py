@@ -1,4 +1,4 @@
-"""FDA's optimum: the optimal diagonal weights of the Fenwick strategy, for any n (seeds 000 §5.4, 004 §4).
+"""FDA's optimum: the optimal diagonal weights of the Fenwick strategy, for any n (thesis chapter 5, §5.4; Cai, Wu, Wang 2016, §4).
 
 Problem (5.10): minimise ``f(λ) = Σ_i ||B(:,i)||² / λ_i²`` subject to
 ``M_nᵀ λ <= 1``, ``λ > 0``.  The constraints say: along every upward path of
@@ -127,7 +127,7 @@ def fda_weights(n: int) -> np.ndarray:
     >>> bool(strategy_column_sums(lam).max() <= 1), lam[6]   # node 7 is a root alone
     (True, np.float64(0.999999999999))
 
-    Reference: seed 000 Thm 5.4 / eq. (5.11) (n = 2^m - 1); any n: continual/fda_any_n.md.
+    Reference: thesis chapter 5, Thm 5.4 / eq. (5.11) (n = 2^m - 1); any n: continual/fda_any_n.md.
     """
     n = check_n(n, per_node=32, what=f"fda_weights(n={n})")
     inner, root = fda_level_shares(n)
@@ -307,7 +307,7 @@ def fda_forest_weights_at(t, n: int) -> np.ndarray:
 
 
 def coef(k: int, m: int) -> float:
-    """λ_k for n = 2^m - 1 by the paper's Alg. 4, literally (seed 004 §4.3): O(m) scalar walk.
+    """λ_k for n = 2^m - 1 by the paper's Alg. 4, literally (Cai, Wu, Wang 2016, §4.3): O(m) scalar walk.
 
     ``div`` starts at 2^(m-1); a node left of the split is in the scaled copy
     (multiply by α_t), right of it in the unscaled copy (shift by div); at the

@@ -1,7 +1,7 @@
-"""The paper's FDA by name (``"fda-paper"``): seed 004's Alg. 4/5 exactly as printed, at any N.
+"""The paper's FDA by name (``"fda-paper"``): Cai, Wu and Wang's Alg. 4/5 exactly as printed, at any N.
 
 The paper defines FDA for N = 2^m − 1 only: "when N = 2^m − 1 the algorithm computes any λ_i in
-O(log N)" (seed 000 §5.4 and seed 004 §4.2), Alg. 5 takes "the upper limit of continual release
+O(log N)" (thesis chapter 5, §5.4, and Cai, Wu, Wang 2016, §4.2), Alg. 5 takes "the upper limit of continual release
 T ∈ 2^m − 1", and §4.4 analyses "the case N = 2^m − 1".  It prints no rule for other N; its one
 experiment at other sizes (004 §5.3, N = 2^m) runs FDA on one data point fewer, which answers
 2^m − 1 releases, not N.  Alg. 5 is an online algorithm with a bound T on the number of releases
@@ -172,6 +172,6 @@ register_method(
         release=_release,
         stream=_stream,
         online=True,
-        reference="seed 004 Alg. 4/5, seed 000 eq. (5.8)/(5.10); any n: proof continual/fda_paper.md",
+        reference="Cai, Wu, Wang 2016, Alg. 4/5; thesis chapter 5, eq. (5.8)/(5.10); any n: proof continual/fda_paper.md",
     )
 )

@@ -1,4 +1,4 @@
-"""Weighted Fenwick release (seed 000 §5.3-5.4, eq. 5.8): ``B Σ⁻¹ (Σ M a + noise)`` for node weights λ.
+"""Weighted Fenwick release (thesis chapter 5, §5.3-5.4, eq. 5.8): ``B Σ⁻¹ (Σ M a + noise)`` for node weights λ.
 
 The tree itself (``lowbit``, ``M``, ``B``, the O(n) products) is :mod:`dpverify.continual.fenwick_tree`,
 re-exported here; this module holds what the weights add: the exact per-release MSE, the node
@@ -237,7 +237,7 @@ def _register():
             release=_fenwick_release,
             stream=_fenwick_stream,
             online=True,
-            reference="seed 000 §5.3 Alg. 5.2/5.3, Thm 5.1/5.2",
+            reference="thesis chapter 5, §5.3 Alg. 5.2/5.3, Thm 5.1/5.2",
         )
     )
 

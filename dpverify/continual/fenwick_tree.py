@@ -1,6 +1,6 @@
 """The Fenwick (binary indexed tree) geometry: the factorization W = B·M of running counts.
 
-Seed 000 §5.3 (Alg. 5.1-5.3, eqs. 5.5-5.7): node ``c_i`` sums the counts
+The thesis chapter, §5.3 (Alg. 5.1-5.3, eqs. 5.5-5.7): node ``c_i`` sums the counts
 ``a_j`` for ``i - lowbit(i) < j <= i``; the strategy ``M`` maps the counts to
 the nodes and the recombination ``B`` adds the nodes on the descent path
 ``p, p - lowbit(p), ...`` of release ``p``.  Mathematics is 1-based (node i,

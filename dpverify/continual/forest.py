@@ -13,8 +13,8 @@ uses the greedy blocks of sizes ``2^m - 1`` (:func:`complete_blocks`, see
 state is the true and noisy local prefix sums on the descent path of the last
 local index (at most ``log2 n + 1`` pairs) and the true and noisy totals of the
 finished blocks: the running state is exact (integers for the discrete noise).
-Noise is drawn in aligned runs of 4096 nodes, so a batch release and a stream
-seeded alike draw the same noise whatever the chunking.
+Noise is drawn in aligned runs of :data:`~dpverify.continual.streams.CHUNK` nodes, so a
+batch release and a stream seeded alike draw the same noise whatever the chunking.
 
 Example
 -------
@@ -174,7 +174,7 @@ class ForestStream(BoundedStream):
 
     # ------------------------------------------------------------------ noise, in aligned runs
     def _draw(self, lo: int) -> None:
-        """Draw the noise of the aligned run of nodes lo + 1 .. lo + 4096 (lo a multiple of 4096)."""
+        """Draw the noise of the aligned run of nodes lo + 1 .. lo + CHUNK (lo a multiple of CHUNK)."""
         hi = min(self.n, lo + CHUNK)
         lam = np.asarray(self._weights_at(np.arange(lo + 1, hi + 1, dtype=np.int64)), dtype=float)
         if lam.shape != (hi - lo,) or not (np.isfinite(lam).all() and (lam > 0).all()):

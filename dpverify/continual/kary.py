@@ -1,6 +1,6 @@
 """k-ary Fenwick trees with the optimal diagonal (the k-ary FDA), for any n and any k >= 2.
 
-Beyond the paper (seed 004 §6 leaves "further improvement" open).  Write t in
+Beyond the paper (Cai, Wu and Wang's §6 leaves "further improvement" open).  Write t in
 base k and let v = v_k(t) be its number of trailing zero digits.  Node t sums
 the counts ``a_j`` for ``t - k^v < j <= t`` (for k = 2 this is the Fenwick
 node of eq. 5.5); release t adds the nodes on its descent path
@@ -154,8 +154,8 @@ class KaryStream(BoundedStream):
     Keeps, per level j, the true count since the last multiple of k^j (node t
     of level v is ``acc[v]``) and the noisy release at the last multiple of
     k^j (the base ``ŝ_{t - k^v}`` of eq. 5.6).  Noise is drawn from ``rng`` in
-    chunks of 4096 nodes in node order, as the batch release draws it, so the
-    same seed gives the same releases.
+    chunks of :data:`~dpverify.continual.streams.CHUNK` nodes in node order, as
+    the batch release draws it, so the same seed gives the same releases.
 
     Example
     -------
@@ -177,9 +177,8 @@ class KaryStream(BoundedStream):
         self._buf = None
         self._lo = 0
 
-    def _draw(self):
-        # the same chunks, in the same order, as kary_release
-        lo = self.t
+    def _draw(self, lo: int) -> None:
+        # the same chunks, in the same order, as kary_release (lo a multiple of CHUNK)
         self._buf = draw_run(self._lam[lo : lo + CHUNK], self.epsilon, self._rng, self.noise)
         self._lo = lo
 
@@ -187,7 +186,7 @@ class KaryStream(BoundedStream):
         """Add the count of release t = pushes + 1; return the noisy s_t (refuses push n + 1)."""
         a = self.admit(a_t)
         if self._buf is None or self.t - self._lo >= self._buf.size:
-            self._draw()
+            self._draw(self.t)
         t = self.t + 1
         v, r = 0, t
         while r % self.k == 0:
@@ -207,6 +206,61 @@ class KaryStream(BoundedStream):
         self.t = t
         return s
 
+    def push_many(self, counts) -> np.ndarray:
+        """Push a chunk of counts; return their noisy running totals, vectorised.
+
+        The same noise, node sums and additions as one :meth:`push` per count (equal integers
+        under discrete noise, equal floats under Laplace noise), so also :func:`kary_release`.
+
+        Example
+        -------
+        >>> a, b = KaryStream(9, 1.0, rng=4, branching=3), KaryStream(9, 1.0, rng=4, branching=3)
+        >>> a.push_many([1, 0, 2, 1]).tolist() + [a.push(3)] == [b.push(x) for x in (1, 0, 2, 1, 3)]
+        True
+        """
+        a = self.admit_many(counts)
+        parts = [self._chunk(a[i : i + _PIECE]) for i in range(0, a.size, _PIECE)]
+        if not parts:
+            return self.empty()
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _chunk(self, a: np.ndarray) -> np.ndarray:
+        lo, m, k = self.t + 1, a.size, self.k
+        c, P = self._tree_nodes(a, lo, k, self._acc)
+        z = self._noise(lo - 1, m)
+        if self.noise == "laplace":
+            lam = self._lam[lo - 1 : lo - 1 + m]
+            x = (lam * c + z) / lam
+        else:
+            x = c + z
+        out = self._tree_fill(x, lo, k, self._base)
+        hi, total = lo + m - 1, int(P[-1])  # the new state: as after one push per count
+        p = 1
+        for j in range(len(self._acc)):
+            mj = hi - hi % p  # the last multiple of k^j
+            if mj >= lo:
+                self._acc[j] = total - int(P[mj - lo])
+                self._base[j] = out[mj - lo].item()
+            else:
+                self._acc[j] += total
+            p *= k
+        self.t = hi
+        return out
+
+    def _noise(self, lo: int, m: int) -> np.ndarray:
+        """The noise of nodes lo + 1 .. lo + m, from the aligned runs (drawn when first reached)."""
+        parts, pos = [], lo
+        while pos < lo + m:
+            if self._buf is None or not self._lo <= pos < self._lo + self._buf.size:
+                self._draw(pos)
+            take = min(lo + m - pos, self._lo + self._buf.size - pos)
+            parts.append(self._buf[pos - self._lo : pos - self._lo + take])
+            pos += take
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+_PIECE = 1 << 16  # push_many works on pieces of this many counts (their temporaries stay in cache)
+
 
 def _register():
     from dpverify.continual.methods import ContinualMethod, register_method
@@ -220,7 +274,7 @@ def _register():
             release=kary_release,
             stream=KaryStream,
             online=True,
-            reference="beyond seed 004: k-ary analogue of Thm 5.4 (proof continual/kary_recursion.md)",
+            reference="beyond Cai, Wu, Wang 2016: k-ary analogue of Thm 5.4 (proof continual/kary_recursion.md)",
         )
     )
 

@@ -1,6 +1,6 @@
 """k-ary Fenwick tree geometry: node t sums the counts ``a_j`` for ``t - k^v < j <= t``, v = v_k(t).
 
-Beyond the paper (seed 004 §6 leaves "further improvement" open).  Write t in base k and let
+Beyond the paper (Cai, Wu and Wang's §6 leaves "further improvement" open).  Write t in base k and let
 v = v_k(t) be its number of trailing zero digits; release t adds the nodes on its descent path
 ``t, t - k^{v(t)}, ...`` (eq. 5.6 with ``lowbit`` replaced by ``k^{v_k(t)}``), so it uses as many
 nodes as the digit sum of t.  For k = 2 these are the Fenwick nodes of eq. 5.5.  This module holds

@@ -1,4 +1,4 @@
-"""The naive method (seed 004 §5.1): fresh noise of scale 1/ε on each count, then accumulate.
+"""The naive method (Cai, Wu, Wang 2016, §5.1): fresh noise of scale 1/ε on each count, then accumulate.
 
 Release t is ``s_t + Σ_{j<=t} noise_j``: exact MSE ``2t/ε²`` (Laplace) or
 ``t · 2r/(1-r)²`` with ``r = e^{-ε}`` (two-sided geometric).  As a
@@ -165,6 +165,6 @@ register_method(
         release=_naive_release,
         stream=_naive_stream,
         online=True,
-        reference="seed 004 §5.1",
+        reference="Cai, Wu, Wang 2016, §5.1",
     )
 )

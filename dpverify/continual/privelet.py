@@ -2,7 +2,7 @@
 
 Coefficient c with weight W(c) (n for the base, 2^h for a node over 2^h leaves)
 gets Lap(ρ/(ε W(c))), ρ = 1 + log2 n; inverse transform, prefix sums.  Static.
-Reference: seed 004 §5.3; ``continual/baselines_variance.md``.
+Reference: Cai, Wu, Wang 2016, §5.3; ``continual/baselines_variance.md``.
 
 Example
 -------
@@ -32,7 +32,7 @@ __all__ = [
 def privelet_expected_mse(n: int, epsilon: float, *, noise: str = "laplace") -> np.ndarray:
     """Exact MSE of each prefix from Privelet: ``2ρ²/ε² (t²/n² + Σ_h g_h(t)²/4^h)``, ρ = 1 + log2 n.
 
-    Reference: Xiao, Wang, Gehrke (2011); seed 004 §5.3.
+    Reference: Xiao, Wang, Gehrke (2011); Cai, Wu, Wang 2016, §5.3.
 
     Example
     -------
@@ -116,7 +116,7 @@ def _register():
         strategy=privelet_strategy,
         release=privelet_release,
         leaves_power_of_two=True,
-        reference="Xiao, Wang, Gehrke, TKDE 23(8) 2011; seed 004 §5.3",
+        reference="Xiao, Wang, Gehrke, TKDE 23(8) 2011; Cai, Wu, Wang 2016, §5.3",
     ))
 
 

@@ -1,5 +1,5 @@
-"""What seed 000 says about the algorithms and matrices its proofs cite, read from its text or from the
-facts recorded with the package (``seed000_facts.json``, used when the seed is not beside the install).
+"""What the thesis chapter says about the algorithms and matrices its proofs cite, read from its text or from
+the facts recorded with the package (``seed000_facts.json``, used when the text is not beside the install).
 
 Example
 -------
@@ -17,7 +17,7 @@ __all__ = ["reference_facts", "packaged_reference_facts"]
 
 
 def reference_facts(text: str) -> dict:
-    """What seed 000 says about the algorithms and matrices its proofs cite (counts and excerpts).
+    """What the thesis chapter says about the algorithms and matrices its proofs cite (counts and excerpts).
 
     Example
     -------
@@ -45,7 +45,7 @@ def reference_facts(text: str) -> dict:
 
 
 def packaged_reference_facts() -> dict:
-    """The facts of :func:`reference_facts` recorded with the package (used when the seed is absent).
+    """The facts of :func:`reference_facts` recorded with the package (used when the thesis chapter's text is absent).
 
     Example
     -------

@@ -1,5 +1,5 @@
 """The work of the library's FDA stream, measured: the most nodes it holds and the most node
-operations one push makes (the O(log n) state and work that Alg. 5 of seed 004 promises).
+operations one push makes (the O(log n) state and work that Alg. 5 of Cai, Wu and Wang's paper promises).
 
 :func:`trace_stream` runs the stream of :func:`dpverify.continual.stream` with its descent path
 instrumented (:class:`CountingPath` counts the pops and appends made on it).

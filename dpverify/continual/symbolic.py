@@ -1,4 +1,4 @@
-"""The FDA derivation of seed 004 §4.3-4.4 redone in sympy (the formulas lost in extraction).
+"""The FDA derivation of Cai, Wu and Wang's paper, §4.3-4.4, redone in sympy (the formulas lost in extraction).
 
 Every function returns sympy objects derived here, not typed in:
 

@@ -130,14 +130,16 @@ def _solve(c2, parent, depth, measuring, count_rows, count_cols, n):
         K[v] = (cb[v] + sb[v]) ** 3  # proof: tree-K
         p = parent[v]
         np.add.at(S, p[p >= 0], K[v[p >= 0]])
-    b, e = np.zeros(c2.size), np.zeros(c2.size)
+    b, e, rest = np.zeros(c2.size), np.zeros(c2.size), np.ones(c2.size)
     for D in range(int(depth.max(initial=0)) + 1):
         v = np.flatnonzero((depth == D) & measuring)
         p = parent[v]
-        b[v] = np.where(p >= 0, b[np.maximum(p, 0)] - e[np.maximum(p, 0)], 1.0)
+        b[v] = np.where(p >= 0, b[np.maximum(p, 0)] * rest[np.maximum(p, 0)], 1.0)  # b_p - e_p, without cancellation
         tot = cb[v] + sb[v]
         e[v] = b[v] * np.where(tot > 0, cb[v] / np.where(tot > 0, tot, 1.0), 0.0)  # proof: tree-split
-    mass = np.where(b > 0, 2.0 * K / np.where(b > 0, b, 1.0) ** 3, 0.0)  # proof: tree-mass
+        rest[v] = np.where(tot > 0, sb[v] / np.where(tot > 0, tot, 1.0), 1.0)
+    with np.errstate(over="ignore"):
+        mass = np.where(b > 0, 2.0 * ((cb + sb) / np.where(b > 0, b, 1.0)) ** 3, 0.0)  # proof: tree-mass
     passed = np.zeros(c2.size)
     has = parent >= 0
     np.add.at(passed, parent[has & measuring], mass[has & measuring])
@@ -181,6 +183,61 @@ def certify_weights(R, A, d, mu, *, tol: float = 1e-6) -> WeightsResult:
     return WeightsResult(d, primal, dual_bound(R, A, mu), "total", float(s), tol, np.array(mu, dtype=float))
 
 
+def tree_parts(R, A, parent) -> dict:
+    """The checked pieces of a tree strategy for the tree solvers (here and in :mod:`~dpverify.continual.tree_minimax`).
+
+    Keys: ``absA, B2, keep`` (as :func:`~dpverify.continual.weights.reweighting_parts`), ``a`` (the value of
+    each row of |A|), ``measuring`` (a > 0), ``parent``, ``depth``, ``rows, cols`` (the entries of |A|).
+    Raises ValueError unless every count's nodes are one path to a root and each row of A holds one value.
+
+    Example
+    -------
+    >>> from dpverify.continual.elders_tree import elders_strategy_parts
+    >>> R, A, offsets = elders_strategy_parts(4, 3)
+    >>> tree_parts(R, A, elders_parents(offsets, 3))["depth"].tolist()
+    [1, 1, 1, 1, 0, 0]
+    """
+    absA, B2, keep = reweighting_parts(R, A)
+    parent = np.asarray(parent)
+    if parent.shape != (absA.shape[0],) or not np.issubdtype(parent.dtype, np.integer):
+        raise ValueError(f"parent must be an integer array with one entry per strategy row ({absA.shape[0]})")
+    if ((parent < -1) | (parent >= parent.size)).any():
+        raise ValueError("parent entries must be -1 or a row index")
+    parent = parent.astype(np.int64)
+    a = _row_values(absA)
+    depth = _check_forest(absA, parent)
+    C = sp.coo_matrix(absA)
+    return {"absA": absA, "B2": B2, "keep": keep, "a": a, "measuring": a > 0, "parent": parent, "depth": depth,
+            "rows": C.row.astype(np.int64), "cols": C.col.astype(np.int64)}
+
+
+def tree_total_at(parts: dict, c: np.ndarray):
+    """``(d, s, mu)``: the total optimum for node costs c (c_v = Σ_t λ_t B_tv²), rounded to exact feasibility.
+
+    ``s`` is the exact max column sum of D|A| (at most 1 - 2^-40), ``mu`` the multipliers of the
+    closed form (one per count; with these, ``dual_bound`` at the same λ is the optimum up to rounding).
+
+    Example
+    -------
+    >>> from dpverify.continual.elders_tree import elders_strategy_parts
+    >>> R, A, offsets = elders_strategy_parts(12, 3)
+    >>> parts = tree_parts(R, A, elders_parents(offsets, 3))
+    >>> d, s, mu = tree_total_at(parts, np.asarray(parts["B2"].sum(axis=0)).ravel())
+    >>> bool(s <= 1 - 2.0**-40), mu.shape
+    (True, (12,))
+    """
+    a, measuring, keep, absA = parts["a"], parts["measuring"], parts["keep"], parts["absA"]
+    e, mu = _solve(c * a * a, parts["parent"], parts["depth"], measuring, parts["rows"], parts["cols"],
+                   absA.shape[1])
+    d = np.zeros(absA.shape[0])
+    d[measuring] = e[measuring] / a[measuring]
+    d[~measuring] = np.inf  # rows measuring no count: value 0, released without noise (as the conic solve)
+    d[measuring & ~keep] = 0.0  # rows no release uses: not released
+    d[keep] *= 1 - 2.0**-39  # the paths sum to 1 up to rounding: scale once so one exact check usually suffices
+    d[keep], s = round_feasible(d[keep], absA[keep])  # proof: tree-round
+    return d, s, mu
+
+
 def tree_optimal_weights(R, A, parent, *, tol: float = 1e-6) -> WeightsResult:
     """The total-MSE optimum on a tree strategy (closed form, see the module docstring), certified by its dual.
 
@@ -198,25 +255,9 @@ def tree_optimal_weights(R, A, parent, *, tol: float = 1e-6) -> WeightsResult:
     tol = check_real(tol, "tol", positive=True)
     if not tol < 1:
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
-    absA, B2, keep = reweighting_parts(R, A)
-    parent = np.asarray(parent)
-    if parent.shape != (absA.shape[0],) or not np.issubdtype(parent.dtype, np.integer):
-        raise ValueError(f"parent must be an integer array with one entry per strategy row ({absA.shape[0]})")
-    if ((parent < -1) | (parent >= parent.size)).any():
-        raise ValueError("parent entries must be -1 or a row index")
-    parent = parent.astype(np.int64)
-    a = _row_values(absA)
-    measuring = a > 0
-    depth = _check_forest(absA, parent)
+    parts = tree_parts(R, A, parent)
+    keep, B2 = parts["keep"], parts["B2"]
     c = np.asarray(B2.sum(axis=0)).ravel()
-    C = sp.coo_matrix(absA)
-    e, mu = _solve(c * a * a, parent, depth, measuring, C.row.astype(np.int64), C.col.astype(np.int64),
-                   absA.shape[1])
-    d = np.zeros(absA.shape[0])
-    d[measuring] = e[measuring] / a[measuring]
-    d[~measuring] = np.inf  # rows measuring no count: value 0, released without noise (as the conic solve)
-    d[measuring & ~keep] = 0.0  # rows no release uses: not released
-    d[keep] *= 1 - 2.0**-39  # the paths sum to 1 up to rounding: scale once so one exact check usually suffices
-    d[keep], s = round_feasible(d[keep], absA[keep])  # proof: tree-round
+    d, s, mu = tree_total_at(parts, c)
     primal = float(c[keep] @ (1.0 / d[keep] ** 2))
     return WeightsResult(d, primal, dual_bound(R, A, mu), "total", s, tol, mu)  # proof: tree-certificate

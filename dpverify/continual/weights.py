@@ -1,4 +1,4 @@
-"""Optimal per-node weights for any factorization W = B·A: the FDA program (seed 004 eq. 5.10), generalised.
+"""Optimal per-node weights for any factorization W = B·A: the FDA program (Cai, Wu, Wang 2016, eq. 5.10), generalised.
 
 Given a strategy A (rows = nodes) and a reconstruction B, reweight the nodes by
 a positive diagonal D: release ``B D⁻¹ (D A a + Lap(1/ε))``.  It is ε-DP when

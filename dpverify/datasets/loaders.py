@@ -1,4 +1,4 @@
-"""Loaders for UCI Adult and UCI MAGIC gamma telescope, as the PPCA paper (seed 001) uses them.
+"""Loaders for UCI Adult and UCI MAGIC gamma telescope, as the PPCA-DP paper (Gu, Zhang, Song) uses them.
 
 Adult: the paper keeps age, workclass, education-num, race, gender, capital-gain,
 capital-loss, hours-per-week and income, and says the encoded data have 21
@@ -228,7 +228,7 @@ def load_adult(path=None, *, split: str = "train") -> tuple[np.ndarray, np.ndarr
     -------
     X, y : fresh arrays; the columns of X are :data:`ADULT_FEATURES`.
 
-    Reference: seed 001 §3 (experiments); encoding explained in the module docstring.
+    Reference: Gu, Zhang and Song's paper, §3 (experiments); encoding explained in the module docstring.
 
     Example
     -------
@@ -254,7 +254,7 @@ def load_magic(path=None) -> tuple[np.ndarray, np.ndarray]:
         A file in ``magic04.data`` format (plain or ``.gz``) instead of the packaged
         copy; rows are validated (11 columns, 10 finite numbers, label g/h).
 
-    Reference: seed 001 §3 (experiments).
+    Reference: Gu, Zhang and Song's paper, §3 (experiments).
 
     Example
     -------

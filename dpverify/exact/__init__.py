@@ -8,6 +8,7 @@ the truncated geometric with r = e^{−ε}, exponential mechanisms over finite s
   ``proved``, ``refuted`` with an exact :class:`Counterexample`, or ``unknown`` with the reason;
 - :func:`delta_curve` — the exact δ(ε) of a pair of rows, a sympy ``Piecewise`` (the hockey-stick
   divergence piece by piece);
+- :func:`prove_mechanism` — the same for a mechanism carrying ``symbolic_law`` (its law piece by piece);
 - :func:`fail_set` — the exact set of ε in a domain where an expression rational in e^ε is > 0.
 
 This package decides symbolic laws; :mod:`dpverify.audit.exact` decides numeric (float or
@@ -28,6 +29,7 @@ from dpverify.exact.result import VERDICTS, Counterexample, ProofResult, render_
 from dpverify.exact.signs import fail_set
 from dpverify.exact.prove import SIZE_LIMIT, prove
 from dpverify.exact.delta import delta_curve
+from dpverify.exact.mechanism import prove_mechanism
 
 __all__ = ["SIZE_LIMIT", "VERDICTS", "Counterexample", "ProofResult", "delta_curve", "fail_set", "prove",
-           "render_set"]
+           "prove_mechanism", "render_set"]

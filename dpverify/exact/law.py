@@ -21,7 +21,7 @@ from typing import Any
 
 import sympy as sp
 
-from dpverify.exact.signs import X, NotRational, XDomain, exp_scale, positive_cells, to_polys, x_set_to_epsilon
+from dpverify.exact.signs import MAX_L, X, NotRational, XDomain, exp_scale, positive_cells, to_polys, x_set_to_epsilon
 from dpverify.exact.validate import check_domain, check_law, check_pairs, check_stochastic, denominator_sign
 
 __all__: list[str] = []  # internal to dpverify.exact (inputs validated by prove)
@@ -95,6 +95,9 @@ def prepare(P, epsilon, domain, delta, pairs) -> Law:
     prs = check_pairs(pairs, M.shape[0])
     try:
         L = exp_scale(list(M) + [d], eps)
+        if L > MAX_L:
+            raise NotRational(f"the exponents need x = exp(epsilon/L) with L = {L}, past the polynomial "
+                              f"route's limit L <= {MAX_L}")
         polys = tuple(tuple(to_polys(M[i, o], eps, L) for o in range(M.shape[1])) for i in range(M.shape[0]))
         dN, dD = to_polys(d, eps, L)
     except NotRational:
@@ -111,3 +114,47 @@ def prepare(P, epsilon, domain, delta, pairs) -> Law:
         if bad:
             raise ValueError(f"delta is {what} for epsilon in {x_set_to_epsilon(bad, L)}")
     return Law(sp.ImmutableMatrix(M), eps, user, dom, L, xdom, prs, polys, tuple(map(tuple, signs)), d, (dN, dD))
+
+
+def prepare_field(t_matrix, unit: int, pairs, eps: sp.Symbol) -> Law:
+    """A :class:`Law` straight from entries in Q(t), t = e^{−ε/unit} (a program's law), pure ε-DP on ε > 0.
+
+    With x = 1/t = e^{ε/L}, L = unit, an entry N(t)/D(t) is x^d N(1/x) / (x^d D(1/x)) (d the larger
+    degree): polynomials in x, no expression round trip. Checked: every row sums to 1 in Q(t), every
+    entry is ≥ 0 and has no pole on the domain (exactly, as :func:`prepare` does).
+    """
+    from dpverify.exact.validate import check_pairs
+
+    rows = [list(r) for r in t_matrix]
+    if len(rows) < 2 or not rows[0] or any(len(r) != len(rows[0]) for r in rows):
+        raise ValueError("t_matrix must have at least 2 rows of one length")
+    for i, r in enumerate(rows):
+        if sum(r[1:], r[0]) != 1:
+            raise ValueError(f"row {i} of the law does not sum to 1 in Q(t)")
+
+    def rev(poly, d):
+        return sp.Poly.from_dict({(d - m[0],): sp.Rational(int(c.numerator), int(c.denominator))
+                                  for m, c in poly.terms()} or {(0,): 0}, X, domain="QQ")
+
+    polys = []
+    for r in rows:
+        prow = []
+        for c in r:
+            d = max(c.numer.degree(), c.denom.degree(), 0)
+            prow.append((rev(c.numer, d), rev(c.denom, d)))
+        polys.append(tuple(prow))
+    L = int(unit)
+    dom = sp.Interval.open(0, sp.oo)
+    xdom = XDomain.from_epsilon(dom, L)
+    signs = []
+    for i, prow in enumerate(polys):
+        signs.append([denominator_sign(D, xdom, (i, o)) for o, (N, D) in enumerate(prow)])
+        for o, (N, D) in enumerate(prow):
+            if positive_cells(-N * D, xdom):
+                raise ValueError(f"P[{i}, {o}] is negative somewhere on epsilon > 0")
+    n = len(rows)
+    P = sp.ImmutableMatrix(n, len(rows[0]), lambda i, o: (polys[i][o][0].as_expr() / polys[i][o][1].as_expr()).subs(
+        X, sp.exp(eps / L)))
+    zero, one = sp.Poly(0, X, domain="QQ"), sp.Poly(1, X, domain="QQ")
+    return Law(P, eps, eps, dom, L, xdom, check_pairs(pairs, n), tuple(polys), tuple(map(tuple, signs)),
+               sp.Integer(0), (zero, one))

@@ -30,44 +30,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpverify.exact.certificate import certify, sturm_recheck
-from dpverify.exact.delta import delta_failures, needed_for_set, pure_fail_x, set_fail_x
-from dpverify.exact.law import Law, prepare
-from dpverify.exact.result import Counterexample, ProofResult, render_set
-from dpverify.exact.signs import NotRational
+from dpverify.exact.decide import prove_prepared
+from dpverify.exact.result import ProofResult
 from dpverify.exact.validate import SIZE_LIMIT
 from dpverify.proofdocs import proven
 
 __all__ = ["SIZE_LIMIT", "prove"]
-
-
-def _failures(law: Law, record: dict):
-    """``{pair: x-cells where the claim fails}`` and the first failing pair's output set."""
-    fails, first = {}, None
-    pure = law.dpoly[0].is_zero
-    for (i, j) in law.pairs:
-        if pure:
-            per = pure_fail_x(law, i, j, record)
-            cells = [c for cs in per.values() for c in cs]
-            outs = tuple(sorted(per))
-        else:
-            cells, outs = delta_failures(law, i, j, record)
-        if cells:
-            fails[(i, j)] = cells
-            if first is None:
-                first = ((i, j), outs)
-    return fails, first
-
-
-def _counterexample(law: Law, pair, outs) -> Counterexample:
-    i, j = pair
-    if law.dpoly[0].is_zero:
-        per = pure_fail_x(law, i, j)
-        where = law.eps_set([c for o in outs for c in per[o]])
-    else:
-        where = law.eps_set(set_fail_x(law, i, j, outs))
-    need = needed_for_set(law, i, j, outs)
-    return Counterexample((i, j), tuple(outs), law.back(need), law.back(where))
 
 
 @proven("exact/decision.md")
@@ -77,7 +45,8 @@ def prove(P, *, epsilon, delta=0, pairs=None, domain=None, rng: np.random.Genera
 
     Parameters
     ----------
-    P : sympy.Matrix, shape (n, m)
+    P : sympy.Matrix, shape (n, m), or a mechanism with ``symbolic_law``
+        (then :func:`dpverify.exact.prove_mechanism`, with ``epsilon`` a positive symbol only).
         ``P[i, o] = Pr(output o | input i)``; entries expressions in ``epsilon``, rational in
         e^{ε/L} for some integer L ≥ 1 (e.g. ``exp(eps)``, ``exp(-eps/2)``). At most
         :data:`SIZE_LIMIT` rows x columns.
@@ -117,38 +86,17 @@ def prove(P, *, epsilon, delta=0, pairs=None, domain=None, rng: np.random.Genera
     >>> r.verdict, r.counterexample.epsilon_needed
     ('refuted', epsilon + log(3))
     """
+    if not isinstance(P, sp.MatrixBase) and hasattr(P, "symbolic_law"):  # a mechanism carrying its law
+        from dpverify.exact.mechanism import prove_mechanism
+
+        if not (isinstance(epsilon, sp.Symbol) and delta == 0 and pairs is None and domain is None):
+            raise ValueError("a mechanism carries its own pairs, delta and epsilon-pieces: call prove(mechanism, "
+                             "epsilon=<positive Symbol>) only")
+        return prove_mechanism(P, epsilon=epsilon, rng=rng)
     if isinstance(points, (bool, np.bool_)) or not isinstance(points, (int, np.integer)) or not 0 <= points <= 10 ** 4:
         raise ValueError(f"points must be an int in [0, 10**4], got {points!r}")
     points = int(points)
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     rng = np.random.default_rng(0) if rng is None else rng
-    try:
-        law = prepare(P, epsilon, domain, delta, pairs)
-    except NotRational as exc:
-        return ProofResult("unknown", f"no exact decision: {exc}")
-    record: dict = {}
-    try:
-        fails, first = _failures(law, record)
-        cert = certify(law, fails, rng, points)
-        cert.update(sturm_recheck(record, rng))
-    except NotRational as exc:
-        return ProofResult("unknown", f"no exact decision: {exc}")
-    cert.update({"L": law.L, "domain": str(law.back(law.domain)), "pairs_checked": len(law.pairs),
-                 "failing_pairs": [list(p) for p in fails]})
-    cert["agree"] = not cert["mismatches"] and not cert["sturm_mismatches"]
-    if not cert["agree"]:
-        return ProofResult("unknown", "the second route disagrees with the exact decision (a bug): "
-                           + "; ".join((cert["mismatches"] + cert["sturm_mismatches"])[:3]), None, cert)
-    kind = "pure epsilon-DP" if law.dpoly[0].is_zero else f"(epsilon, {law.back(law.delta)})-DP"
-    name = "epsilon" if isinstance(law.user, sp.Dummy) else str(law.user)
-    dom = f"{name} in {law.back(law.domain)}"
-    if first is None:
-        return ProofResult("proved", f"{kind} holds for every {dom}: {len(law.pairs)} ordered pairs, "
-                           f"{cert['polynomials_decided']} distinct sign conditions decided exactly", None, cert)
-    cx = _counterexample(law, *first)
-    everywhere = law.back(law.eps_set([c for cs in fails.values() for c in cs]))
-    cert["epsilon_fails_any_pair"] = str(everywhere)
-    cert["epsilon_fails_any_pair_decimal"] = render_set(everywhere)
-    return ProofResult("refuted", f"{kind} fails for {name} in {everywhere} [{render_set(everywhere)}]; "
-                       f"first: {cx.describe()}", cx, cert)
+    return prove_prepared(P, epsilon, delta, pairs, domain, rng, points)

@@ -95,34 +95,39 @@ def checked_sample(mech, data: Any, rng: np.random.Generator, n: int) -> np.ndar
         if not callable(mech):
             raise TypeError(f"mechanism must have sample(data, rng, n) or be callable, got {type(mech).__name__}")
         fn = mech
-    call = f"sample(data={describe_input(data)}, rng, n={n})"  # the input as given (before any coercion)
+    # the input as given (before any coercion), described only when a message needs it: a copy is
+    # kept so that a mechanism that changes its input in place cannot change what the message says
+    given = data.copy() if isinstance(data, (np.ndarray, list, dict, set)) else data
+
+    def call() -> str:
+        return f"sample(data={describe_input(given)}, rng, n={n})"
+
     domain = getattr(getattr(mech, "relation", None), "domain", None)
     if domain is not None and hasattr(domain, "coerce") and getattr(mech, "relation_stated", True):
         data = domain.coerce(data)
-    name = name_of(mech)
     observer = _OBSERVER[0] if _OBSERVER[1] == os.getpid() else None  # a supervisor names the call if it dies
     if observer is not None:
-        observer(call)
+        observer(call())
     try:
         out = fn(data, rng, n)
     except KeyboardInterrupt:  # the user's, not the mechanism's
         raise
     except BaseException as exc:  # any failure of user code (SystemExit too), re-raised with its call
         what = f"SystemExit({exc.code!r})" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
-        raise MechanismError(f"mechanism {name!r} raised {what} in {call}") from exc
+        raise MechanismError(f"mechanism {name_of(mech)!r} raised {what} in {call()}") from exc
     finally:
         if observer is not None:
             observer(None)
     try:
         out = np.asarray(out)
     except Exception as exc:
-        raise MechanismError(f"mechanism {name!r} returned {type(out).__name__}, not an array, in {call}") from exc
-    if out.ndim not in (1, 2) or out.shape[0] != n:
-        raise MechanismError(f"mechanism {name!r} returned shape {out.shape}, expected ({n},) or ({n}, k), in {call}")
-    if out.dtype.kind not in "biuf":
-        raise MechanismError(f"mechanism {name!r} returned non-numeric outputs of dtype {out.dtype} in {call}")
-    if out.dtype.kind == "f" and not np.isfinite(out).all():
-        raise MechanismError(f"mechanism {name!r} returned NaN or inf in {call}")
+        raise MechanismError(f"mechanism {name_of(mech)!r} returned {type(out).__name__}, not an array, "
+                             f"in {call()}") from exc
+    why = (f"returned shape {out.shape}, expected ({n},) or ({n}, k)," if out.ndim not in (1, 2) or out.shape[0] != n
+           else f"returned non-numeric outputs of dtype {out.dtype}" if out.dtype.kind not in "biuf"
+           else "returned NaN or inf" if out.dtype.kind == "f" and not np.isfinite(out).all() else None)
+    if why is not None:
+        raise MechanismError(f"mechanism {name_of(mech)!r} {why} in {call()}")
     return out
 
 

@@ -1,4 +1,4 @@
-"""The pca room: PPCA and PPCA-DP data publishing (seed 001), the PCA-based PPDP baseline,
+"""The pca room: PPCA and PPCA-DP data publishing (Gu, Zhang and Song's paper), the PCA-based PPDP baseline,
 a corrected ε-DP variant, their evaluation on UCI Adult / MAGIC, and the audit of Theorem 3.
 
 Example

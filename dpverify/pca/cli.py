@@ -132,7 +132,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def register(subparsers) -> None:
     from dpverify.pca.evaluate import METHODS
 
-    e = subparsers.add_parser("pca-evaluate", help="paper 001's utility grid: MSE and SVM accuracy (Figs. 3-6)",
+    e = subparsers.add_parser("pca-evaluate", help="the PPCA-DP paper's utility grid (Gu, Zhang, Song): MSE and SVM accuracy (Figs. 3-6)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("--dataset", choices=("adult", "magic"), default="adult",
                    help="UCI data set shipped with dpverify: adult or magic (default adult)")

@@ -1,6 +1,6 @@
 """A PPCA-DP that is ε-differentially private: every data-dependent quantity is noised.
 
-Alg. 2 of seed 001 releases, without noise, the min–max normalisation, μ, σ²,
+Alg. 2 of Gu, Zhang and Song's paper releases, without noise, the min–max normalisation, μ, σ²,
 W and U_k (see ``pca/thm3_counterexample.md``).  The corrected variant
 replaces each of them by a differentially private estimate and splits ε:
 

@@ -1,4 +1,4 @@
-"""Utility of the published data, as seed 001 §3 measures it (Figs. 2–6).
+"""Utility of the published data, as Gu, Zhang and Song's §3 measures it (Figs. 2–6).
 
 * **MSE** ("matrix low-rank approximation error"): mean over all n·p entries of
   (X′ − X)², both mapped by the min–max scaling of the original data (so every

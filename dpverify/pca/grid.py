@@ -1,4 +1,4 @@
-"""The utility grid of seed 001's Figs. 3–6 as the room's claims run it, and the noise-scale sweep.
+"""The utility grid of Gu, Zhang and Song's Figs. 3–6 as the room's claims run it, and the noise-scale sweep.
 
 :func:`figure_grid` evaluates PPCA, PPCA-DP and PCA-based PPDP on one data set at ε ∈
 :data:`EPSILONS`: a quick subsample by default (a few k, 2 runs, :data:`QUICK_ROWS` rows), the

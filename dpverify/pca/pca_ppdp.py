@@ -1,16 +1,16 @@
-"""The baseline "PCA-based PPDP" (seed 001, ref. [8]: Jiang, Ji, Wang, Mohammed, Cheng,
+"""The baseline "PCA-based PPDP" (Gu, Zhang and Song's paper, ref. [8]: Jiang, Ji, Wang, Mohammed, Cheng,
 Ohno-Machado, *Differential-private data publishing through component analysis*,
 Trans. Data Privacy 6(1):19–34, 2013).
 
 Which reading is implemented, and why.  The full text of ref. [8] could not be
 read here — only its abstract (ε-DP data publishing through PCA, compared with
-the Laplace and exponential mechanisms).  Seed 001 gives no algorithm for [8]; its
+the Laplace and exponential mechanisms).  Gu, Zhang and Song give no algorithm for [8]; its
 §2.2 only says that adding noise to the raw data or to the covariance matrix hurts
 utility.  We implement the standard two-stage "noisy components, then noisy
 projection" scheme, with the budget split in two equal halves — an assumption,
 not a transcription of [8]:
 
-1. normalise every feature to [0, 1] (min–max from the data, as seed 001's
+1. normalise every feature to [0, 1] (min–max from the data, as Gu, Zhang and Song's
    experiments do for all methods; with ``bounds=`` the map uses public bounds);
 2. ε/2: A = (1/n) Xᵀ X (second-moment matrix) plus symmetric Laplace noise of scale
    (p(p+1)/2)/(n ε/2) on the upper triangle — replacing one row x by x′ with entries

@@ -1,4 +1,4 @@
-"""PPCA data publishing (seed 001, Alg. 1) and the Tipping–Bishop machinery it rests on.
+"""PPCA data publishing (Gu, Zhang and Song's paper, Alg. 1) and the Tipping–Bishop machinery it rests on.
 
 Alg. 1 as printed: normalise the data to [0, 1] (min–max, from the data); mean
 and covariance (12–13); eigenvectors U_k of the k largest eigenvalues; scores
@@ -197,7 +197,7 @@ def sample_from_scores(fit: PPCAFit, K: np.ndarray, rng) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PPCA:
-    """PPCA-based data publishing, Alg. 1 of seed 001 (no differential privacy).
+    """PPCA-based data publishing, Alg. 1 of Gu, Zhang and Song's paper (no differential privacy).
 
     Privacy claim as the paper states it: publishing X′ drawn from the fitted model
     "protects the privacy of the original data" (§2.1, no formal guarantee).  It does

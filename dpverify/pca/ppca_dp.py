@@ -1,4 +1,4 @@
-"""PPCA-DP data publishing, Alg. 2 of seed 001, exactly as printed.
+"""PPCA-DP data publishing, Alg. 2 of Gu, Zhang and Song's paper, exactly as printed.
 
 Alg. 2: steps 1–5 as Alg. 1 (min–max normalisation from the data, mean,
 covariance, U_k, score matrix K = (X − E X) U_k, eq. 15); step 6 adds Laplace
@@ -51,7 +51,7 @@ def paper_sensitivity(k: int, p: int) -> float:
 
 @dataclass(frozen=True)
 class PPCADP:
-    """PPCA-DP (seed 001, Alg. 2): Laplace noise on the score matrix only.
+    """PPCA-DP (Gu, Zhang and Song's paper, Alg. 2): Laplace noise on the score matrix only.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Theorem 3 of seed 001 ("PPCA-DP satisfies ε-differential privacy") under the microscope.
+"""Theorem 3 of Gu, Zhang and Song's paper ("PPCA-DP satisfies ε-differential privacy") under the microscope.
 
 Reading Alg. 2: the Laplace noise goes on the score matrix K only.  The mean μ,
 the noise variance σ², the loading matrix W (hence U_k and the eigenvalues)

@@ -9,7 +9,7 @@
 - :mod:`~dpverify.primitives.usefulness` — (α, β)-usefulness of Laplace answers;
 - ``proofs/`` — proofs about this code (the exact discrete Laplace sampler).
 
-The statements these blocks implement are paper 002's; its claims (ids ``primitives.*``) and
+The statements these blocks implement are those of the survey (Zhu et al.); its claims (ids ``primitives.*``) and
 their proofs live in the survey room, :mod:`dpverify.survey`.
 
 Example

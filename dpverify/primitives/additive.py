@@ -1,4 +1,4 @@
-"""The Laplace mechanism and its integer analogue (paper 002, section "Laplace mechanism").
+"""The Laplace mechanism and its integer analogue (the survey (Zhu et al.), section "Laplace mechanism").
 
 M(D) = f(D) + Lap(Δf / ε) is ε-DP for a query f with ℓ1 sensitivity Δf: the density
 ratio of the outputs on neighbours is exp(ε(|x − f(D')| − |x − f(D)|)/Δf) ≤ e^{ε|f(D) − f(D')|/Δf}

@@ -1,4 +1,4 @@
-"""Composition (paper 002, sections "sequential / parallel composition") and a budget accountant that refuses to overspend.
+"""Composition (the survey (Zhu et al.), sections "sequential / parallel composition") and a budget accountant that refuses to overspend.
 
 Sequential: mechanisms with ε_1..ε_m run on the same data give Σ ε_i (m·ε when equal).
 Parallel: mechanisms run on disjoint parts of the data give max ε_i.  ``product_law``

@@ -35,6 +35,7 @@ _TWO53 = 2.0**53
 _X_CAP = 1e6  # float path only: e^{-y} is approximated by 0 beyond y = 40 anyway
 _LEVEL = 9  # M = 2^(⌊log2 s⌋ − 8): M/s ∈ (1/512, 1/256]
 _STEP = 512  # the table E[j] = e^{-j/512}, j ≤ 40·512
+_LN2_53 = 53.0 * math.log(2.0)  # ln V̂ = ln(W + ½) − 53 ln 2 (the candidate only)
 _TAYLOR = [(-1.0) ** i / math.factorial(i) for i in range(7)]
 
 
@@ -77,17 +78,20 @@ def _exp_table() -> np.ndarray:
 def _exp_small(y, deg: int = 5) -> np.ndarray:
     """≈ e^{-y} for 0 ≤ y ≤ 1/256, error < 2^-49: the Taylor polynomial of degree ``deg`` (5, or 4
     when y < 1/512) by Horner."""
-    p = np.full(np.shape(y), _TAYLOR[deg])
-    for c in _TAYLOR[deg - 1::-1]:
-        p *= y
+    p = np.multiply(y, _TAYLOR[deg], out=np.empty(np.shape(y)))  # c_deg·y: Horner's first step
+    for i, c in enumerate(_TAYLOR[deg - 1::-1]):
+        if i:
+            p *= y
         p += c  # proof: exp-small
     return p
 
 
-def _exp_neg(y) -> np.ndarray:
-    """≈ e^{-y} for y ≥ 0, error < 2^-49: E[⌊512 y⌋]·e^{-b} (b the exact remainder), 0 beyond 40."""
+def _exp_neg(y, top: float | None = None) -> np.ndarray:
+    """≈ e^{-y} for y ≥ 0, error < 2^-49: E[⌊512 y⌋]·e^{-b} (b the exact remainder), 0 beyond 40.
+
+    ``top``: the largest y, when the caller knows it (saves a pass over y)."""
     y = np.asarray(y, dtype=np.float64)
-    far = np.max(y, initial=0.0) > 40.0
+    far = (np.max(y, initial=0.0) if top is None else top) > 40.0
     yc = np.minimum(y, 40.0) if far else y
     j = (yc * _STEP).astype(np.int64)
     p = _exp_small(yc - j * (1.0 / _STEP), 4)  # proof: exp-neg
@@ -97,10 +101,12 @@ def _exp_neg(y) -> np.ndarray:
     return p
 
 
-def _exp_any(y) -> np.ndarray:
-    """≈ e^{-y}, error < 2^-49: :func:`_exp_small` when every y ≤ 1/256, else :func:`_exp_neg`."""
+def _exp_any(y, top: float | None = None) -> np.ndarray:
+    """≈ e^{-y}, error < 2^-49: :func:`_exp_small` when every y ≤ 1/256, else :func:`_exp_neg`
+    (``top``: the largest y, when the caller knows it)."""
     y = np.asarray(y, dtype=np.float64)
-    return _exp_small(y) if np.all(y <= 1.0 / 256.0) else _exp_neg(y)
+    top = float(np.max(y, initial=0.0)) if top is None else top
+    return _exp_small(y) if top <= 1.0 / 256.0 else _exp_neg(y, top)
 
 
 def _less_exact(a: int, prec: int, bracket, more) -> tuple[bool, int, int]:
@@ -131,20 +137,31 @@ class _Tables:
     """Per scale s: M = 2^kb, x = M/s, ρ ≈ e^{-x}, q₁ ≈ 2r/(1 + r); with one scale, T[m] ≈ T_m tabulated."""
 
     @np.errstate(over="ignore", divide="ignore", invalid="ignore")
-    def __init__(self, s: np.ndarray):
+    def __init__(self, s: np.ndarray, least: float | None = None, top: float | None = None):
         self.one = s.size == 1
         self.s = s[0] if self.one else s
-        self.unit = bool(np.max(s) < 256.0)  # M = 1 for every entry
+        if least is None or top is None:  # the extremes of s (the caller may know them)
+            least, top = float(np.min(s)), float(np.max(s))
+        self.unit = top < 256.0  # M = 1 for every entry
         if self.unit:
             self.kb, self.M = np.int64(0), np.int64(1)
         else:
             self.kb = np.maximum(np.frexp(self.s)[1].astype(np.int64) - _LEVEL, 0)  # M/s ∈ (1/512, 1/256] if M > 1
             self.M = np.left_shift(np.int64(1), self.kb)
-        self.x = np.minimum(self.M / self.s, _X_CAP)
-        self.rho = _exp_any(self.x)
+        if self.unit and not self.one:  # x = 1/s: its extremes are those of s (division is monotone)
+            self.x = 1.0 / self.s
+            xmax = min(1.0 / least, _X_CAP)
+            if 1.0 / least > _X_CAP:
+                np.minimum(self.x, _X_CAP, out=self.x)
+            self.rho = _exp_any(self.x, xmax)
+        else:
+            self.x = np.minimum(self.M / self.s, _X_CAP)
+            self.rho = _exp_any(self.x)
         r = self.rho if self.unit else np.where(self.kb > 0, _exp_small(np.minimum(1.0 / self.s, 1 / 256)), self.rho)
         self.q1 = 2.0 * r / (1.0 + r)  # proof: tab-q1
-        self.L = int(np.ceil(40.0 / np.min(self.x))) + 3
+        # the least x: with M = 1 that of the largest scale (x = 1/s is monotone in s), no pass over s
+        least = np.minimum(1.0 / top, _X_CAP) if self.unit else np.min(self.x)
+        self.L = int(np.ceil(40.0 / least)) + 3
         if self.one:  # T[0] = 2 stands for T_0 = 1: V < 1 always, and 2 − δ > V decides it
             e = _exp_neg(np.arange(self.L - 1) * self.x)
             T = np.concatenate([[2.0], self.q1 * e])  # proof: tab-thresholds
@@ -152,13 +169,15 @@ class _Tables:
             self.T_hi.setflags(write=False)
             self.T_lo.setflags(write=False)
         self.lq1 = np.log(self.q1)  # the candidate's float inversion only
-        self.inv_x = 1.0 / self.x
+        self.lq1 += _LN2_53  # ln q̂₁ − ln V̂ = lq1 − ln(W + ½), V̂ = (W + ½)·2^-53
+        self.inv_x = self.s if self.unit and not self.one else 1.0 / self.x  # 1/x (M = 1: s, as good)
 
-    def thresholds(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """((T̂_c − δ)·2^53, (T̂_{c+1} + δ)·2^53) per entry, T̂ within 2^-46 of T (T_0 as 2)."""
+    def thresholds(self, c: np.ndarray, cm1: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """((T̂_c − δ)·2^53, (T̂_{c+1} + δ)·2^53) per entry, T̂ within 2^-46 of T (T_0 as 2); ``cm1``:
+        max(c − 1, 0), as floats or integers (computed when not given)."""
         if self.one:
             return self.T_hi[c], self.T_lo[c + 1]
-        e = _exp_neg(np.maximum(c - 1, 0) * self.x)
+        e = _exp_neg((np.maximum(c - 1, 0) if cm1 is None else cm1) * self.x)  # fl((c − 1)·x), one rounding
         hi = np.where(c == 0, 2.0, self.q1 * e)  # proof: tab-direct
         lo = self.q1 * np.where(c == 0, 1.0, e * self.rho)  # proof: tab-direct
         return (hi - _DELTA) * _TWO53, (lo + _DELTA) * _TWO53  # proof: decide-scaled
@@ -227,6 +246,34 @@ def _remainders(tab: _Tables, sel: np.ndarray, draw) -> np.ndarray:
     return R
 
 
+def _ids(n: int) -> np.ndarray:
+    """``arange(n)``; read-only and kept for the next call of the same size up to 2^16 (a release's runs)."""
+    return _small_ids(n) if n <= 1 << 16 else np.arange(n)
+
+
+@functools.lru_cache(maxsize=4)
+def _small_ids(n: int) -> np.ndarray:
+    ids = np.arange(n)
+    ids.setflags(write=False)
+    return ids
+
+
+def _candidate(wf: np.ndarray, tab: _Tables) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate Q' = ⌊(ln q̂₁ − ln V̂)/x⌋ + 1 in [0, L − 3], V̂ = (W + ½)·2^-53 (any value: it is
+    checked), and max(Q' − 1, 0) as floats (the per-draw thresholds' e^{-(Q'−1)x} reads it)."""
+    f = wf + 0.5
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        np.log(f, out=f)
+        np.subtract(tab.lq1, f, out=f)  # ln q̂₁ − ln V̂
+        np.multiply(f, tab.inv_x, out=f)
+        np.floor(f, out=f)
+    np.fmax(f, -1.0, out=f)  # Q' − 1 in [−1, L − 4]; NaN (never expected) becomes −1, ±inf is clipped
+    np.fmin(f, tab.L - 4, out=f)
+    c = f.astype(np.int64)
+    c += 1
+    return c, (None if tab.one else np.maximum(f, 0.0, out=f))
+
+
 def two_sided_geometric(s: np.ndarray, n: int, draw) -> np.ndarray:
     """n exact draws of P(K = k) ∝ e^{-|k|/s}: one scale (``s.size == 1``) or one per draw.
 
@@ -246,21 +293,22 @@ def two_sided_geometric(s: np.ndarray, n: int, draw) -> np.ndarray:
     s = np.asarray(s, dtype=np.float64).ravel()
     n = check_nonneg_int(n, "n")
     check_size(max(n, 1), "n")  # the n draws: refused up front beyond the memory budget
-    if s.size not in (1, n) or not (np.isfinite(s).all() and (s > 0).all() and (s <= 2.0**57).all()):
+    least, top = (float(s.min()), float(s.max())) if s.size else (math.nan, math.nan)  # NaN fails both tests
+    if s.size not in (1, n) or not (least > 0 and top <= 2.0**57):
         raise ValueError(f"s must be one scale or {n} scales in (0, 2^57], got {s.size} values")
     if not callable(draw):
         raise TypeError(f"draw must be callable, got {draw!r}")
-    tab = _one_scale(float(s[0])) if s.size == 1 else _Tables(s)
-    ids = np.arange(n)
+    # one scale, or one per draw; equal scales (as a binary or Fenwick release passes them) take the
+    # one-scale path: the same decisions on the same words, so the same draws
+    tab = _one_scale(least) if least == top else _Tables(s, least, top)
+    ids = _ids(n)
     w = draw(ids)
     wf = (w >> np.uint64(11)).astype(np.float64)  # proof: geo-w
     neg = (w & np.uint64(1)).astype(bool)  # proof: dlap-sign
-    with np.errstate(divide="ignore", invalid="ignore"):  # the candidate Q' (any value is checked below)
-        c = np.floor((tab.lq1 - np.log((wf + 0.5) * (1.0 / _TWO53))) * tab.inv_x) + 1.0
-    c = np.clip(np.nan_to_num(c, nan=0.0), 0, tab.L - 3).astype(np.int64)
-    hi, lo = tab.thresholds(c)  # (T_c − δ)·2^53 and (T_{c+1} + δ)·2^53
+    c, cm1 = _candidate(wf, tab)
+    hi, lo = tab.thresholds(c, cm1)  # (T_c − δ)·2^53 and (T_{c+1} + δ)·2^53
     ok = (wf + 1.0 <= hi) & (wf >= lo) & (c < tab.L - 3)  # proof: geo-q-check
-    for i in np.flatnonzero(~ok):
+    for i in () if ok.all() else np.flatnonzero(~ok):
         more = lambda i=i: draw(ids[i : i + 1])[0]  # noqa: E731
         c[i] = _inverse_exact(int(w[i] >> np.uint64(11)), *tab.exact(i), int(c[i]), more)  # proof: geo-q-exact
     if tab.unit:

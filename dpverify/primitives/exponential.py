@@ -1,4 +1,4 @@
-"""The exponential mechanism on a finite output set (paper 002, section "exponential mechanism").
+"""The exponential mechanism on a finite output set (the survey (Zhu et al.), section "exponential mechanism").
 
 Output φ with probability ∝ exp(ε q(D, φ) / (2Δq)).  The factor 2 pays for the change
 of the normaliser between neighbours; with exp(ε q / Δq) the mechanism is only 2ε-DP in

@@ -149,13 +149,15 @@ def exponential_mechanism(*, epsilon, k, sensitivity=1.0, seed=0):
     >>> support.tolist(), np.round(probs, 4).tolist()
     ([0, 1, 2], [0.3333, 0.3333, 0.3333])
     """
+    from dpverify.exact.closed import ExponentialLaw as Symbolic
+
     epsilon, k, sensitivity, seed = _check_scores_family(epsilon, k, sensitivity, seed)
     law = ExponentialLaw(sensitivity, epsilon)
-    rel = as_pairs(score_pairs(epsilon=epsilon, k=k, sensitivity=sensitivity, seed=seed),
-                   f"|q(D, r) - q(D', r)| <= {sensitivity} for every candidate r")
+    pairs = score_pairs(epsilon=epsilon, k=k, sensitivity=sensitivity, seed=seed)
+    rel = as_pairs(pairs, f"|q(D, r) - q(D', r)| <= {sensitivity} for every candidate r")
     return FunctionMechanism(Call(_expmech, (("sensitivity", sensitivity), ("epsilon", epsilon))), epsilon, 0.0,
                              family_name("primitives.exponential_mechanism", dict(epsilon=epsilon, k=k, sensitivity=sensitivity)),
-                             rel, law=law)
+                             rel, law=law, symbolic=Symbolic(tuple((p.d, p.d_prime) for p in pairs), sensitivity))
 
 
 def krr(*, k, epsilon):
@@ -167,12 +169,13 @@ def krr(*, k, epsilon):
     >>> np.round(m.law(0)[1], 4).tolist(), m.relation.candidates()
     ([0.75, 0.25], [(0, 1)])
     """
+    from dpverify.exact.closed import KRRLaw
     from dpverify.primitives import krr_matrix
 
     law = MatrixLaw(tuple(map(tuple, krr_matrix(k, epsilon))))
     return FunctionMechanism(Call(_krr, (("k", k), ("epsilon", epsilon))), epsilon, 0.0,
                              family_name("primitives.randomized_response", dict(k=k, epsilon=epsilon)),
-                             as_pairs(all_pairs(k), "local: any two inputs in 0..k-1"), law=law)
+                             as_pairs(all_pairs(k), "local: any two inputs in 0..k-1"), law=law, symbolic=KRRLaw(k))
 
 
 def families() -> list[Family]:

@@ -1,4 +1,4 @@
-"""Sensitivity of linear queries (paper 002, section "Δf: sensitivity").
+"""Sensitivity of linear queries (the survey (Zhu et al.), section "Δf: sensitivity").
 
 For a linear query f(x) = A x on a histogram x, one record added or removed changes x
 by ±e_j, so Δf = max_j ‖A e_j‖₁ = the largest column ℓ1 norm of A.  Replacing one record

@@ -1,4 +1,4 @@
-"""(α, β)-usefulness of the Laplace mechanism for m queries (paper 002, section "(α, β)-usefulness").
+"""(α, β)-usefulness of the Laplace mechanism for m queries (the survey (Zhu et al.), section "(α, β)-usefulness").
 
 Each answer gets Lap(b) noise, b = Δf/ε.  Pr[|Lap(b)| > α] = e^{−α/b}; by the union bound
 ``Pr[max_i |noise_i| > α] ≤ m e^{−α/b}``, which is ≤ β for α = (Δf/ε) ln(m/β).  With

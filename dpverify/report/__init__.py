@@ -1,10 +1,11 @@
 """The audit report: every claim, its evidence and its figures, in one page an auditor can hand on.
 
-``dpverify report --out DIR`` runs the claims and writes ``DIR/report.html``
-(self-contained: figures embedded as PNG, formulas as MathML, proof documents
-embedded, no JavaScript, nothing fetched from the network; it opens with what
-the papers got wrong, keeps the library's self-tests apart, and prints to at
-most 40 A4 pages) and
+``dpverify report [PATH ...] --out DIR`` runs the claims (every room's, or those of the
+claims files and modules named, as for ``dpverify verify``), each supervised, and writes
+``DIR/report.html`` (self-contained: a status line first, figures embedded as PNG, formulas
+as MathML, proof documents embedded, no JavaScript, nothing fetched from the network; it
+opens with what the papers got wrong, keeps the library's self-tests apart, and prints to at
+most 40 A4 pages with every evidence table open) and
 ``DIR/report.json`` (the same content for machines, with the provenance
 needed to rerun it).  ``dpverify report --compare OLD.json`` shows what
 changed between two runs; ``--baseline OLD.json`` adds those changes to the page (the one

@@ -27,7 +27,7 @@ from dpverify.validation import check_bool, check_path, check_positive_int, chec
 from dpverify.claims import Claim, Method, Outcome, Result, Source, Verdict, all_claims, get_claim, result_to_json
 from dpverify.claims import run_claims, to_jsonable
 from dpverify.claims.drift import compare_reports
-from dpverify.report.figures import FigureImage, render_claim_figure
+from dpverify.report.figures import FigureImage, image_from_json, image_to_json, render_claim_figure
 from dpverify.report.document import check_document
 from dpverify.report.entries import VERDICTS, is_self_test
 from dpverify.report.render import render_html
@@ -78,24 +78,28 @@ def build_document(
     if settings is not None and not isinstance(settings, Mapping):
         raise TypeError(f"settings must be a mapping or None, got {type(settings).__name__}")
     figure_errors = _text_map(figure_errors, "figure_errors")
+    images = {k: v for k, v in figures_drawn.items() if isinstance(v, FigureImage)} \
+        if isinstance(figures_drawn, Mapping) else {}
     drawn = set(_texts(figures_drawn, "figures_drawn"))
     entries = []
     for r in results:
         e = result_to_json(r)
-        e["paper"] = paper_for_seed(r.claim.source.seed).key
+        e["paper"] = paper_for_seed(r.claim.source.paper).key
         e["room"] = r.claim.room
         e["namespace"] = r.claim.namespace
         e["self_test"] = is_self_test({"id": r.claim.id, "source_parts": e["source_parts"]})
         e["seeds"] = find_seeds(e["evidence"])
         e["figure"] = r.claim.id in drawn
         e["figure_error"] = figure_errors.get(r.claim.id)
+        if r.claim.id in images:  # kept, so that the report of these results need not draw it again
+            e["figure_image"] = image_to_json(images[r.claim.id])
         entries.append(e)
     counts = {v: sum(1 for e in entries if e["verdict"] == v) for v in VERDICTS}
     paper_counts = {v: sum(1 for e in entries if e["verdict"] == v and not e["self_test"]) for v in VERDICTS}
     differ = [e["id"] for e in entries if not e["as_expected"]]
     papers = {}
     for r in results:
-        p = paper_for_seed(r.claim.source.seed)
+        p = paper_for_seed(r.claim.source.paper)
         papers[p.key] = {"title": p.title, "seed_file": p.seed_file, "room": p.room, "known": p.known}
     doc: dict[str, Any] = {
         "schema": SCHEMA,
@@ -134,12 +138,13 @@ def make_report(
     claims : iterable of Claim, optional
         The claims to run (default: every registered claim, see ``only``).
     jobs : int
-        Worker processes (1: in this process).
+        Supervised worker processes.  Every claim runs supervised
+        (:func:`dpverify.claims.run_claims` with ``supervised=True``): a check that exits,
+        is killed or hangs is an ``error`` row; the page is drawn from the JSON form of the
+        evidence, so it is the same as the page of the saved results (:func:`report_from_file`).
     timeout : float, optional
-        Per-claim time limit in seconds; when given, every claim runs in a
-        worker process (also with ``jobs=1``) so the limit is enforced.  A claim
-        past its limit becomes ``error``.  Without it, each claim's own
-        ``timeout`` applies when ``jobs > 1``.
+        Per-claim time limit in seconds (default: each claim's own ``timeout``).
+        A claim past its limit becomes ``error``.
     thorough : bool
         Run the long sweeps.
     progress : callable, optional
@@ -170,8 +175,9 @@ def make_report(
         raise ValueError(f"no claim matches --only {only!r}" if only else "no claims to report")
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
+    # supervised: a claim that exits, hangs or crashes its process is an error row, not the end of the report
     results = run_claims(selected, thorough=thorough, jobs=jobs, timeout=timeout, progress=progress,
-                         isolate=timeout is not None)
+                         supervised=True)
     doc = results_document(results, command=command, started=started, total_seconds=time.perf_counter() - t0,
                            settings={"only": only, "jobs": jobs, "timeout": timeout, "thorough": thorough})
     return write_report(out, doc, results, proofs_root=proofs_root, compare_with=compare_with)
@@ -275,14 +281,19 @@ def write_report(out_dir: str | Path, doc: Mapping[str, Any], results: Iterable[
     results = _results(results)
     if proofs_root is not None:
         check_path(proofs_root, "proofs_root")
-    figures, figure_errors = draw_figures(results)
+    saved = {e["id"]: image_from_json(e.get("figure_image")) for e in doc["claims"]}
+    saved = {k: v for k, v in saved.items() if v is not None}
+    figures, figure_errors = draw_figures([r for r in results if r.claim.id not in saved])
+    figures.update(saved)
     doc = dict(doc)
-    doc["claims"] = [{**e, "figure": e["id"] in figures, "figure_error": figure_errors.get(e["id"])}
+    doc["claims"] = [{**e, "figure": e["id"] in figures, "figure_error": figure_errors.get(e["id"]),
+                      **({"figure_image": image_to_json(figures[e["id"]])} if e["id"] in figures else {})}
                      for e in doc["claims"]]
     if compare_with is not None:
         doc["comparison"] = compare_reports(compare_with, doc).to_json()
-    live = {r.claim.id: r.outcome.evidence for r in results if not isinstance(r.claim.check, _Saved)}
-    page = render_html(doc, evidence=live, figures=figures, proofs_root=proofs_root)
+    # the page is drawn from the JSON evidence only, so a run in this process, a supervised run and
+    # a saved run (``--from``) give the same page
+    page = render_html(doc, figures=figures, proofs_root=proofs_root)
     out.mkdir(parents=True, exist_ok=True)
     html_path, json_path = out / "report.html", out / "report.json"
     atomic_write_text(html_path, page, force=True)
@@ -313,12 +324,14 @@ def saved_results(doc: Mapping[str, Any]) -> list[Result]:
             method, expected, verdict = Method(e["method"]), Verdict(e["expected"]), Verdict(e["verdict"])
         except ValueError as exc:
             raise ValueError(f"doc['claims'][{i}] ({e['id']}): {exc}") from None
-        try:
-            figure = get_claim(e["id"]).figure
-        except KeyError:
-            figure = None
-        parts = e.get("source_parts") or {"seed": e.get("source", "")}
-        c = Claim(id=e["id"], source=Source(parts.get("seed", ""), parts.get("section", ""), parts.get("equation", "")),
+        figure = None
+        if e.get("figure", True) is not False and image_from_json(e.get("figure_image")) is None:
+            try:  # only a figure not saved drawn needs its claim's figure function (importing the rooms)
+                figure = get_claim(e["id"]).figure
+            except KeyError:
+                pass
+        parts = e.get("source_parts") or {"paper": e.get("source", "")}
+        c = Claim(id=e["id"], source=Source(parts.get("paper", parts.get("seed", "")), parts.get("section", ""), parts.get("equation", "")),
                   statement=e.get("statement") or "", method=method, expected=expected,
                   check=_Saved(e["id"]), proof=e.get("proof"), figure=figure)
         outcome = Outcome(verdict, e.get("evidence") or {}, e.get("figure_data"), e.get("summary") or "")

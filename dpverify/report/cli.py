@@ -1,8 +1,14 @@
 """dpverify report: write the audit report (HTML + JSON), or compare two runs.
 
-    dpverify report [--only PREFIX] --out DIR [--jobs N] [--timeout S] [--thorough] [--baseline OLD.json]
+    dpverify report [PATH_OR_MODULE ...] [--only PREFIX] --out DIR [--jobs N] [--timeout S] [--thorough]
+                    [--baseline OLD.json]
     dpverify report --from RESULTS.json --out DIR [--baseline OLD.json]
     dpverify report --compare OLD.json [NEW.json] [--out DIR] [--json]
+
+PATH_OR_MODULE are the same as ``dpverify verify``'s: your claims files, folders or dotted
+modules (default: every shipped and installed room).  They are first loaded in a child
+process; a file that exits, blocks or is killed while it loads gives an ``error`` row for
+each claim it declares.  Every claim runs supervised.
 
 ``--from`` builds the report from saved results (``dpverify verify --save RESULTS.json``,
 or an earlier ``report.json``) without running any claim again.
@@ -40,6 +46,9 @@ def register(subparsers) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("sources", nargs="*", metavar="PATH_OR_MODULE",
+                   help="claims files, folders or dotted modules, as for verify; default: every shipped and "
+                        "installed room")
     p.add_argument("--only", metavar="PREFIX", help="only claims whose id starts with PREFIX (e.g. rr. for a room)")
     p.add_argument("--out", metavar="DIR", help="write DIR/report.html and DIR/report.json")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
@@ -66,29 +75,53 @@ def _command_line() -> str:
 
 
 def _run(args: argparse.Namespace, only: str | None, out: str | None, compare_with=None):
+    """Run the selected claims supervised and write the report (to a temporary folder without ``--out``)."""
     import tempfile
+    import time
+    from datetime import datetime, timezone
 
-    from dpverify.report import make_report
-
+    from dpverify.claims.runner import errors_first, run_claims
     from dpverify.progress import progress
-    from dpverify.claims import all_claims
+    from dpverify.report.build import results_document, write_report
 
-    claims = all_claims(only)
+    started, t0 = datetime.now(timezone.utc), time.perf_counter()
+    rows, claims = _selected(args, only)
+    if not rows and not claims:
+        raise ValueError(f"no claim matches --only {only!r}" if only else "no claims to report")
     if claims and not sys.stderr.isatty():  # plain lines: say at once what is running (a terminal gets a bar)
         print(f"report: running {len(claims)} claims", file=sys.stderr, flush=True)
     with progress("report", len(claims), stream=sys.stderr, unit="claims") as step:
+        ran = run_claims(claims, thorough=args.thorough, jobs=args.jobs, timeout=args.timeout,
+                         progress=lambda r: step(1, f"{r.claim.id}: {r.verdict.value}"), supervised=True)
+    from dpverify.claims.loading import declared_instead  # a file that raised at import: a row per claim
 
-        def tick(r):
-            step(1, f"{r.claim.id}: {r.verdict.value}")
+    results = errors_first(rows + [row for r in ran for row in declared_instead(r, only)])
+    doc = results_document(results, command=_command_line(), started=started,
+                           total_seconds=time.perf_counter() - t0,
+                           settings={"only": only, "jobs": args.jobs, "timeout": args.timeout,
+                                     "thorough": args.thorough})
+    if out is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            return write_report(tmp, doc, results, compare_with=compare_with)
+    return write_report(out, doc, results, compare_with=compare_with)
 
-        if out is None:
-            with tempfile.TemporaryDirectory() as tmp:
-                return make_report(tmp, claims=claims, only=only, jobs=args.jobs, timeout=args.timeout,
-                                   thorough=args.thorough, progress=tick, command=_command_line(),
-                                   compare_with=compare_with)
-        return make_report(out, claims=claims, only=only, jobs=args.jobs, timeout=args.timeout,
-                           thorough=args.thorough, progress=tick, command=_command_line(),
-                           compare_with=compare_with)
+
+#: seconds the named claims files may take to load (``verify``'s limit), unless ``--timeout`` is given
+_LOAD_LIMIT = 300.0
+
+
+def _selected(args: argparse.Namespace, only: str | None) -> tuple[list, list]:
+    """``(error rows, claims)``: the claims of the named sources (or of every room), ``--only`` applied,
+    loaded as ``dpverify verify`` loads them (:func:`dpverify.claims.loading.claims_to_run`): a source
+    that exits, blocks or is killed while it loads gives an ``error`` row per claim it declares."""
+    from dpverify.claims.loading import claims_to_run
+    from dpverify.claims.model import check_timeout
+
+    limit = _LOAD_LIMIT if args.timeout is None else check_timeout(args.timeout, "--timeout")
+    rows, claims, problem = claims_to_run(list(getattr(args, "sources", None) or []), only=only, limit=limit)
+    if problem is not None:
+        print(f"report: not loaded: {problem}", file=sys.stderr)
+    return rows, claims
 
 
 def _reading(path, read, *rest, **kw):
@@ -113,6 +146,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _cmd_compare(args)
     if not args.out:
         raise ValueError("--out DIR is required (or --compare OLD.json)")
+    if args.from_file and args.sources:
+        raise ValueError("give claims files (PATH_OR_MODULE) or --from RESULTS.json, not both "
+                         "(--from reads results that already ran)")
     baseline = _reading(args.baseline, load_report) if args.baseline else None
     if args.from_file:
         from dpverify.report.build import report_from_file

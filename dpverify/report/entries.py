@@ -6,9 +6,9 @@ Example
 ...      "summary": "", "evidence": {"tight_delta": 0.25, "n": 3}}
 >>> reason(c)
 'The exact computation check concluded refuted: tight δ = 0.25, n = 3.'
->>> is_self_test({"id": "audit.bug.x", "source_parts": {"seed": "dpverify self-test"}})
+>>> is_self_test({"id": "audit.bug.x", "source_parts": {"paper": "dpverify self-test"}})
 True
->>> is_self_test({"id": "audit.control.fda_release", "source_parts": {"seed": "004"}})
+>>> is_self_test({"id": "audit.control.fda_release", "source_parts": {"paper": "004"}})
 False
 """
 
@@ -22,9 +22,10 @@ from typing import Any, Mapping
 from dpverify.report.document import check_entry
 from dpverify.report.figures import FigureImage
 from dpverify.report.markdown import normpath
+from dpverify.report.mathtext import prose_html
 from dpverify.report.values import evidence_table, humanise
 
-__all__ = ["is_self_test", "reason", "claim_html", "finding_html", "badge", "VERDICTS"]
+__all__ = ["is_self_test", "reason", "claim_html", "finding_html", "badge", "source_text", "status_line", "VERDICTS"]
 
 VERDICTS = ("holds", "erratum", "refuted", "inconclusive", "error")
 
@@ -62,8 +63,28 @@ def is_self_test(c: Mapping[str, Any]) -> bool:
         return bool(c["self_test"])
     from dpverify.claims.model import SELF_TEST
 
-    seed = (c.get("source_parts") or {}).get("seed", "")
-    return seed == SELF_TEST
+    parts = c.get("source_parts") or {}
+    return parts.get("paper", parts.get("seed", "")) == SELF_TEST  # "seed": results saved before 0.x
+
+
+def source_text(c: Mapping[str, Any]) -> str:
+    """Where the claim's statement is in its paper (section, equation); the paper's own name too
+    when the report does not show it as a section title (a paper no room declares, a self-test).
+
+    >>> source_text({"source_parts": {"paper": "004", "section": "§3", "equation": "eq. (2)"}})
+    '§3, eq. (2)'
+    >>> source_text({"source_parts": {"paper": "My paper", "section": "§1", "equation": ""}})
+    'My paper, §1'
+    """
+    check_entry(c, "c", require=())
+    from dpverify.report.papers import paper_for
+
+    parts = c.get("source_parts") if isinstance(c.get("source_parts"), Mapping) else {}
+    paper = str(parts.get("paper", parts.get("seed", "")) or "")
+    where = [str(x) for x in (parts.get("section"), parts.get("equation")) if x]
+    if paper and not paper_for(paper).known:
+        where.insert(0, paper)
+    return ", ".join(where) or str(c.get("source", "") or "")
 
 
 def _short(v: Any) -> str | None:
@@ -72,7 +93,9 @@ def _short(v: Any) -> str | None:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return f"{v:.4g}" if math.isfinite(v) else str(v)
+        return f"{v:.4g}" if math.isfinite(v) else ("nan" if math.isnan(v) else ("∞" if v > 0 else "−∞"))
+    if isinstance(v, str) and v in ("inf", "-inf"):  # to_jsonable's form of a non-finite float
+        return "∞" if v == "inf" else "−∞"
     if isinstance(v, str) and len(v) <= 60 and "\n" not in v:
         return v
     if isinstance(v, Mapping) and set(v) == {"fraction", "float"}:
@@ -108,9 +131,9 @@ def finding_html(c: Mapping[str, Any], anchor: str) -> str:
     generated = "" if str(c.get("summary") or "").strip() else ' <span class="muted">(generated from the evidence)</span>'
     differs = "" if c.get("as_expected", True) else f' <span class="differs">expected {_e(c.get("expected"))}</span>'
     return (f'<li class="finding">{badge(str(c.get("verdict")))} <a href="#{anchor}"><code>{_e(c["id"])}</code></a>'
-            f'{differs} <span class="src">{_e(c.get("source", ""))}</span>'
-            f'<div class="stmt">{_e(c.get("statement", ""))}</div>'
-            f'<div class="why"><strong>Why:</strong> {_e(reason(c))}{generated} '
+            f'{differs} <span class="src">{_e(source_text(c))}</span>'
+            f'<div class="stmt">{prose_html(str(c.get("statement", "")))}</div>'
+            f'<div class="why"><strong>Why:</strong> {prose_html(reason(c))}{generated} '
             f'<a href="#{anchor}-evidence">evidence</a></div></li>')
 
 
@@ -137,15 +160,13 @@ def claim_html(
     verdict = str(c.get("verdict", "?"))
     expected = str(c.get("expected", "?"))
     same = c.get("as_expected", verdict == expected)
-    parts = c.get("source_parts") or {}
-    src = ", ".join(_e(x) for x in (parts.get("seed"), parts.get("section"), parts.get("equation")) if x) or _e(
-        c.get("source", ""))
+    src = _e(source_text(c))
     out = [f'<article id="{anchor}" class="claim v-{_e(verdict)}">',
            f"<h3><code>{_e(c['id'])}</code> {badge(verdict)}"
            + ("" if same else f' <span class="differs">✗ expected {_e(expected)}</span>') + "</h3>",
-           f'<blockquote class="statement">{_e(c.get("statement", ""))}</blockquote>']
+           f'<blockquote class="statement">{prose_html(str(c.get("statement", "")))}</blockquote>']
     if verdict != "holds":
-        out.append(f'<p class="why"><strong>Why:</strong> {_e(reason(c))}</p>')
+        out.append(f'<p class="why"><strong>Why:</strong> {prose_html(reason(c))}</p>')
     meta = [f"source {src}", f"method {_e(c.get('method', ''))}", f"expected {_e(expected)}",
             f"{float(c.get('seconds', 0.0)):.2f} s"]
     proof = c.get("proof")
@@ -157,10 +178,12 @@ def claim_html(
             meta.append(f'proof <span class="missing">{_e(proof)} (document not found)</span>')
     out.append(f'<p class="meta">{" · ".join(meta)}</p>')
     ev = raw_evidence if raw_evidence is not None else (c.get("evidence") or {})
+    if isinstance(ev, Mapping):  # text extracted from a PDF reads garbled (lost sub-/superscripts): JSON only
+        ev = {k: v for k, v in ev.items() if not (isinstance(k, str) and k.endswith("excerpt"))}
     table = evidence_table(ev) if isinstance(ev, Mapping) else f"<pre>{_e(ev)}</pre>"
     n = len(ev) if isinstance(ev, Mapping) else 1
     if len(table) > _FOLD_CHARS or n > _FOLD_ROWS or verdict == "holds":
-        out.append(f'<details id="{anchor}-evidence" class="evidence"><summary>Evidence ({n} entries)</summary>'
+        out.append(f'<details id="{anchor}-evidence" class="evidence"><summary>Evidence ({n} {"entry" if n == 1 else "entries"})</summary>'
                    f"{table}</details>")
     else:
         out.append(f'<div id="{anchor}-evidence" class="evidence"><p class="label">Evidence</p>{table}</div>')
@@ -176,3 +199,33 @@ def claim_html(
         out.append(f'<details><summary class="differs">check failed: traceback</summary><pre>{_e(c["error"])}</pre></details>')
     out.append("</article>")
     return "\n".join(out)
+
+
+def status_line(claims: list[Mapping[str, Any]], provenance: Mapping[str, Any]) -> str:
+    """The page's first line: green when every verdict is the expected one, red otherwise; counts, version, date.
+
+    >>> status_line([{"id": "a", "verdict": "holds", "expected": "holds"}], {"dpverify_version": "1.0",
+    ...             "started_utc": "2026-01-02T03:04:05+00:00"}).split("<strong>")[1].split("</strong>")[0]
+    '✓ All 1 claim gave the expected verdict'
+    """
+    if not isinstance(claims, list) or not all(isinstance(c, Mapping) for c in claims):
+        raise TypeError(f"claims must be a list of claim entries (mappings), got {type(claims).__name__}")
+    if not isinstance(provenance, Mapping):
+        raise TypeError(f"provenance must be a mapping, got {type(provenance).__name__}")
+    n = len(claims)
+    differ = [c for c in claims if not c.get("as_expected", c.get("verdict") == c.get("expected"))]
+    errors = sum(1 for c in claims if c.get("verdict") == "error")
+    counts = {v: sum(1 for c in claims if c.get("verdict") == v) for v in VERDICTS}
+    if not differ:
+        head = f"✓ All {n} {_plural(n, 'claim')} gave the expected verdict"
+    else:
+        head = (f"✗ {len(differ)} of {n} {_plural(n, 'claim')} differ from the expected verdict"
+                + (f" ({errors} did not run to the end)" if errors else ""))
+    when = str(provenance.get("started_utc", "?"))[:16].replace("T", " ")
+    detail = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v]) or "no claims"
+    return (f'<p id="status" class="status {"bad" if differ else "ok"}" role="status"><strong>{_e(head)}</strong>'
+            f' · {_e(detail)} · dpverify {_e(provenance.get("dpverify_version", "?"))} · {_e(when)} UTC</p>')
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"

@@ -27,7 +27,8 @@ from typing import Any
 
 from dpverify.claims.model import Result
 
-__all__ = ["FigureImage", "figure_caption", "figure_to_png", "render_claim_figure"]
+__all__ = ["FigureImage", "MIN_FONT", "figure_caption", "figure_to_png", "image_from_json", "image_to_json", "readable",
+           "render_claim_figure"]
 
 _DPI = 100
 
@@ -71,6 +72,7 @@ def figure_to_png(fig: Any, *, dpi: int = _DPI) -> FigureImage:
         raise ValueError(f"dpi must be an integer in [10, 2400], got {dpi!r}")
     dpi = int(dpi)
     FigureCanvasAgg(fig)  # attach an Agg canvas: no display needed, whatever the pyplot backend
+    readable(fig)
     buf = io.BytesIO()
     # "tight" keeps axis labels that stick out of the figure; the size is read back from the PNG header
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.05, facecolor="white")
@@ -85,6 +87,105 @@ def figure_to_png(fig: Any, *, dpi: int = _DPI) -> FigureImage:
     except Exception:  # a Figure made without pyplot is simply dropped
         pass
     return FigureImage(base64.b64encode(png).decode("ascii"), int(width), int(height), figure_caption(fig))
+
+
+def image_to_json(img: FigureImage) -> dict[str, Any]:
+    """A drawn figure as JSON (``verify --save`` keeps it, so ``report --from`` need not draw it again)."""
+    if not isinstance(img, FigureImage):
+        raise TypeError(f"img must be a FigureImage, got {type(img).__name__}")
+    return {"png_base64": img.png_base64, "width": img.width, "height": img.height, "caption": img.caption}
+
+
+#: largest saved image :func:`image_from_json` accepts (base64 characters)
+MAX_SAVED_IMAGE = 8_000_000
+
+
+def image_from_json(obj: Any) -> FigureImage | None:
+    """The figure saved by :func:`image_to_json`, or None when ``obj`` is not one.
+
+    A saved results file may hold anything: the image is used only when it is base64 of a PNG
+    whose header gives the saved width and height (the page embeds it as a ``data:`` URI).
+
+    >>> from matplotlib.figure import Figure
+    >>> img = figure_to_png(Figure(figsize=(1, 1)))
+    >>> image_from_json(image_to_json(img)) == img, image_from_json({"png_base64": "PHNjcmlwdD4="})
+    (True, None)
+    """
+    if not isinstance(obj, dict):
+        return None
+    data, w, h, cap = obj.get("png_base64"), obj.get("width"), obj.get("height"), obj.get("caption", "")
+    if not (isinstance(data, str) and 0 < len(data) <= MAX_SAVED_IMAGE and isinstance(cap, str)
+            and all(isinstance(x, int) and not isinstance(x, bool) and 0 < x < 100_000 for x in (w, h))):
+        return None
+    try:
+        head = base64.b64decode(data[:64], validate=True)
+        base64.b64decode(data, validate=True)
+    except ValueError:
+        return None
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR" or struct.unpack(">II", head[16:24]) != (w, h):
+        return None
+    return FigureImage(data, w, h, cap)
+
+
+#: smallest font size (points) of tick labels and legend entries in a report figure
+MIN_FONT = 9.0
+
+
+def readable(fig: Any) -> Any:
+    """Make a figure readable in print, in place; returns it.
+
+    An axis whose plotted data are all whole numbers gets whole-number ticks only (no tick at
+    2.5 on a count axis); tick labels and legend entries are at least :data:`MIN_FONT` points;
+    a legend gets an opaque frame so lines behind it do not cross its text.
+
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(); ax = fig.add_subplot(); _ = ax.plot([1, 2, 3, 4], [0.5, 0.1, 0.7, 0.2], label="a")
+    >>> _ = ax.legend(fontsize=5); _ = readable(fig)
+    >>> ax.get_xticks().tolist() == [int(t) for t in ax.get_xticks()], ax.get_legend().get_texts()[0].get_fontsize()
+    (True, 9.0)
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    for ax in fig.get_axes():
+        for axis, which in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            if axis.get_scale() == "linear" and _whole(_data(ax, which)):
+                axis.set_major_locator(MaxNLocator(integer=True))
+            for label in axis.get_ticklabels():
+                label.set_fontsize(max(label.get_fontsize(), MIN_FONT))
+        legends = [ax.get_legend()] + [c for c in ax.get_children() if type(c).__name__ == "Legend"]
+        for leg in {id(x): x for x in legends if x is not None}.values():
+            for t in leg.get_texts():
+                t.set_fontsize(max(t.get_fontsize(), MIN_FONT))
+            leg.get_frame().set_alpha(0.95)
+    return fig
+
+
+def _data(ax: Any, which: int) -> list:
+    """The coordinates plotted on one axis (0: x, 1: y) of lines and scatter points."""
+    import numpy as np
+
+    out = []
+    try:
+        for line in ax.get_lines():
+            out.append(np.asarray(line.get_xdata() if which == 0 else line.get_ydata(), dtype=float).ravel())
+        for coll in ax.collections:
+            offs = np.asarray(coll.get_offsets(), dtype=float)
+            if offs.ndim == 2 and offs.shape[0] and offs.shape[1] == 2:
+                out.append(offs[:, which])
+    except (TypeError, ValueError):  # dates, categories: not a count axis, leave it alone
+        return [np.array([0.5])]
+    return out
+
+
+def _whole(arrays: list) -> bool:
+    import numpy as np
+
+    vals = np.concatenate(arrays) if arrays else np.array([])
+    vals = vals[np.isfinite(vals)]
+    return vals.size > 0 and bool(np.all(vals == np.round(vals)))
 
 
 def render_claim_figure(result: Result) -> tuple[FigureImage | None, str | None]:

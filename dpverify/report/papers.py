@@ -1,19 +1,21 @@
-"""Which paper a claim comes from: seed ids mapped to the papers the rooms declare.
+"""Which paper a claim comes from: a claim's ``Source.paper`` mapped to the papers the rooms declare.
 
-A claim's ``source.seed`` names the seed file it restates, e.g. ``"004"`` or
-``"004_2063bbaa5f69f7be.txt"``.  The report groups claims by paper; the papers are
-those the rooms declare in their ``room.py`` (:class:`dpverify.rooms.Paper`: title,
-authors, venue), so a new room's paper appears without an edit here.  A seed no room
-declares gets a section of its own.
+A claim's ``source.paper`` is the key a room gives its paper, e.g. ``"004"`` (the name of the
+paper's text file, such as ``"004_2063bbaa5f69f7be.txt"``, is accepted too).  The report groups
+claims by paper and names each by its authors, title and venue: the papers are those the rooms
+declare in their ``room.py`` (:class:`dpverify.rooms.Paper`), so a new room's paper appears without
+an edit here.  Any other text (a paper of your own) gets a section of its own, under that text.
 
 Example
 -------
->>> paper_for_seed("004").title.startswith("Cai, Wu, Wang")
+>>> paper_for("004").title.startswith("Cai, Wu, Wang")
 True
->>> paper_for_seed("4").key == paper_for_seed("004_2063bbaa5f69f7be.txt").key == "004"
+>>> paper_for("4").key == paper_for("004_2063bbaa5f69f7be.txt").key == "004"
 True
->>> paper_for_seed("seed-x").known
+>>> paper_for("Balle & Wang, ICML 2018").known
 False
+>>> paper_for("Balle & Wang, ICML 2018").title
+'Other source: Balle & Wang, ICML 2018'
 """
 
 from __future__ import annotations
@@ -25,16 +27,18 @@ from pathlib import Path
 
 from dpverify.rooms import Room, rooms
 
-__all__ = ["Paper", "PAPERS", "paper_for_seed", "papers", "papers_from_spec"]
+__all__ = ["Paper", "PAPERS", "paper_for", "paper_for_seed", "papers", "papers_from_spec"]
 
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper (seed) section of the report.
+    """A paper's section of the report.
 
-    ``key`` is the normalised seed id (three digits for the known seeds,
-    the seed string itself otherwise); ``title`` the citation (authors, title, venue);
-    ``room`` the room that declares it; ``known`` says whether a room declares it.
+    ``key`` is the paper's normalised key (three digits for the papers the rooms declare, the
+    text of ``Source.paper`` otherwise); ``title`` the citation (authors, title, venue), or that
+    text for a paper no room declares; ``seed_file`` the name of the paper's text file (a file
+    reference, never shown as the paper's name); ``room`` the room that declares it; ``known``
+    says whether a room declares it.
     """
 
     key: str
@@ -55,7 +59,7 @@ def _papers_of(found: tuple[Room, ...]) -> dict[str, Paper]:
 
 
 def papers() -> dict[str, Paper]:
-    """The papers of every room (:func:`dpverify.rooms.rooms`), by seed key.
+    """The papers of every room (:func:`dpverify.rooms.rooms`), by key.
 
     Example
     -------
@@ -77,24 +81,37 @@ def _normalise(seed: str) -> str | None:
 PAPERS: dict[str, Paper] = papers()
 
 
-def paper_for_seed(seed: str, papers: dict[str, Paper] | None = None) -> Paper:
-    """The paper a ``Source.seed`` refers to; an unknown seed becomes its own :class:`Paper`.
+def paper_for(paper: str, papers: dict[str, Paper] | None = None) -> Paper:
+    """The paper a ``Source.paper`` refers to; a paper no room declares becomes its own :class:`Paper`.
 
     Parameters
     ----------
-    seed : str
-        ``"004"``, ``"4"``, ``"004_2063bbaa5f69f7be.txt"`` all name seed 004.
+    paper : str
+        A room's key for its paper: ``"004"``, ``"4"`` and ``"004_2063bbaa5f69f7be.txt"`` all
+        name the same paper.  Any other text names a paper of its own, titled "Other source: " and that text.
     papers : dict, optional
         The table to look in (default: :func:`papers`, every room's).
+
+    Example
+    -------
+    >>> paper_for("003").title
+    'Zhou, Lu, Wu, Study on utility optimization for randomized response mechanism, J. on Communications 2019'
     """
-    if not isinstance(seed, str):
-        raise TypeError(f"seed must be a string, got {seed!r} of type {type(seed).__name__}")
+    if not isinstance(paper, str):
+        raise TypeError(f"paper must be a string, got {paper!r} of type {type(paper).__name__}")
     table = _papers_of(rooms()) if papers is None else papers
-    key = _normalise(seed)
+    key = _normalise(paper)
     if key is not None and key in table:
         return table[key]
-    label = seed.strip() or "(no seed)"
+    label = paper.strip() or "(no seed)"
     return Paper(label, f"Other source: {label}", "", "", known=False)
+
+
+def paper_for_seed(seed: str, papers: dict[str, Paper] | None = None) -> Paper:
+    """The former name of :func:`paper_for` (same arguments, same result)."""
+    if not isinstance(seed, str):
+        raise TypeError(f"seed must be a string, got {seed!r} of type {type(seed).__name__}")
+    return paper_for(seed, papers)
 
 
 def papers_from_spec(path: str | Path) -> dict[str, Paper]:

@@ -6,10 +6,12 @@ a paper with its one-line reason and a link to its evidence), the summary
 (counts per paper: papers' statements only), the changes since a baseline, one
 section per paper, the library's self-tests on their own, provenance, and the
 proof documents.  Figures are embedded as base64 PNG with numbered captions,
-formulas as MathML, long evidence folded into ``<details>`` (closed, so not
-printed), proof documents as rendered Markdown in an appendix (a link from a
+formulas as MathML, long evidence folded into ``<details>`` (closed on screen,
+open in print), proof documents as rendered Markdown in an appendix (a link from a
 claim to its proof is an in-page link that never breaks when the report is
-moved).  The print style keeps the default report under 40 A4 pages.
+moved).  The page opens with a status line (green or red, the counts, the version
+and the date).  The print style keeps the default report, every evidence table
+open, under 40 A4 pages.
 
 Example
 -------
@@ -30,8 +32,9 @@ from dpverify.report.document import check_document
 from dpverify.report.figures import FigureImage
 from dpverify.report.style import CSS as _CSS
 from dpverify.report.papers import Paper, paper_for_seed
-from dpverify.report.entries import VERDICTS, badge, claim_html, finding_html, is_self_test, reason
+from dpverify.report.entries import VERDICTS, badge, claim_html, finding_html, is_self_test, reason, status_line
 from dpverify.report.markdown import normpath, render_markdown
+from dpverify.report.mathtext import prose_html
 from dpverify.report.values import value_html
 from dpverify.validation import check_path
 
@@ -104,7 +107,8 @@ def _plan(doc: Mapping[str, Any], proofs_root: Path | None) -> _Page:
     papers: dict[str, Paper] = {}
     by_paper: dict[str, list[Mapping[str, Any]]] = {}
     for c in stated:
-        p = paper_for_seed(str(c.get("source_parts", {}).get("seed", c.get("source", ""))))
+        parts = c.get("source_parts", {})
+        p = paper_for_seed(str(parts.get("paper", parts.get("seed", c.get("source", "")))))
         papers.setdefault(p.key, p)
         by_paper.setdefault(p.key, []).append(c)
     order = sorted(papers, key=lambda k: (not papers[k].known, k))
@@ -185,6 +189,7 @@ def _header(page: _Page) -> list[str]:
         "<title>dpverify audit report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<header><h1>dpverify audit report</h1>",
+        status_line(page.claims, prov),
         f'<p class="muted">{len(page.claims)} claims: {len(page.stated)} statements of {len(page.order)} papers and '
         f'{len(page.selftests)} self-tests of the library · dpverify {_e(prov.get("dpverify_version", "?"))}, '
         f'git {_e(str(prov.get("git_revision", "unknown"))[:12])} · started {_e(prov.get("started_utc", "?"))} · '
@@ -219,7 +224,7 @@ def _errors_section(page: _Page) -> list[str]:
            "confirmed nor refuted.</p>"]
     for c in page.errors:
         out.append(f'<div class="claim v-error"><h3><a href="#{page.claim_ids[c["id"]]}"><code>{_e(c["id"])}</code></a> '
-                   f'{_badge("error")}</h3><p class="why">{_e(reason(c))}</p>'
+                   f'{_badge("error")}</h3><p class="why">{prose_html(reason(c))}</p>'
                    f'<pre>{_e(c.get("error") or "")}</pre></div>')
     out.append("</section>")
     return out
@@ -271,7 +276,7 @@ def _summary_section(page: _Page) -> list[str]:
         for c in differ:
             out.append(f'<tr><td><a href="#{page.claim_ids[c["id"]]}">{_e(c["id"])}</a></td>'
                        f'<td>{_badge(c.get("expected", "?"))}</td>'
-                       f'<td>{_badge(c.get("verdict", "?"))}</td><td>{_e(reason(c))}</td></tr>')
+                       f'<td>{_badge(c.get("verdict", "?"))}</td><td>{prose_html(reason(c))}</td></tr>')
         out.append("</tbody></table>")
     out.append("</section>")
     return out
@@ -292,11 +297,8 @@ def _claim_sections(page: _Page, evidence: Mapping[str, Mapping[str, Any]],
     for k in page.order:
         p = page.papers[k]
         out.append(f'<section id="{page.paper_ids[k]}" class="paper"><h2>{_e(p.title)}</h2>')
-        meta = [f"paper file <code>{_e(p.seed_file)}</code>" if p.seed_file else f"source <code>{_e(p.key)}</code>"]
-        if p.room:
-            meta.append(f"room <code>{_e(p.room)}</code>")
         pc = _counts(page.by_paper[k])
-        meta.append(", ".join(f"{pc[v]} {v}" for v in VERDICTS if pc[v]))
+        meta = [", ".join(f"{pc[v]} {v}" for v in VERDICTS if pc[v])]
         out.append(f'<p class="muted">{" · ".join(meta)}</p>')
         out += [article(c) for c in page.by_paper[k]]
         out.append("</section>")

@@ -1,4 +1,9 @@
-"""The report page's style sheet (screen and print: the default report prints to at most 40 A4 pages)."""
+"""The report page's style sheet (screen and print).
+
+In print every evidence table is open (``details.evidence::details-content``) and the claims
+are set in two columns, so that the default report prints whole to at most 40 A4 pages
+(``tests/report/test_report_print.py`` counts them in headless Chromium).
+"""
 
 __all__ = ["CSS"]
 
@@ -19,6 +24,8 @@ thead th { background:#f6f8fa; }
 .badge.refuted { background: var(--refuted); } .badge.inconclusive { background: var(--inconclusive); } .badge.error { background: var(--error); }
 .counts td.n { font-size: 20px; font-weight: 700; text-align: right; min-width: 60px; }
 .differs { color: var(--refuted); font-weight: 600; }
+p.status { margin: 6px 0 10px; padding: 8px 14px; border-radius: 6px; font-size: 16px; color: #fff; }
+p.status.ok { background: var(--holds); } p.status.bad { background: var(--refuted); }
 ul.findings { list-style: none; padding: 0; } li.finding { margin: 0 0 10px; padding: 6px 10px; border-left: 4px solid #d0d7de; }
 li.finding .stmt { margin: 2px 0; } li.finding .why { font-size: 14px; }
 .claim { border: 1px solid #d0d7de; border-left: 6px solid #d0d7de; border-radius: 6px; padding: 10px 14px; margin: 12px 0; }
@@ -40,12 +47,21 @@ math { font-size: 1.15em; } .formula math { math-style: normal; }
 nav#contents ol { columns: 2; margin: 4px 0; }
 @media print {
   @page { size: A4; margin: 12mm; }
-  body { max-width: none; padding: 0; font-size: 10.5px; line-height: 1.35; }
+  body { max-width: none; padding: 0; font-size: 10px; line-height: 1.35; }
   h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 16px; } h3 { font-size: 12px; }
-  code, pre { font-size: 9.5px; } th, td { padding: 1px 5px; }
+  code, pre { font-size: 9px; } th, td { padding: 1px 5px; } .meta { font-size: 9px; margin: 2px 0; }
   .claim { padding: 4px 8px; margin: 6px 0; border-radius: 0; } .claim, figure, tr, li.finding { break-inside: avoid; }
   figure img { max-height: 80mm; width: auto; }
   details:not([open]) { break-inside: avoid; }
+  /* every evidence table printed open (a closed <details> would print only its summary) */
+  details.evidence::details-content { content-visibility: visible; display: block; }
+  details.evidence > summary { list-style: none; color: inherit; font-weight: 600; }
+  /* the claims in two columns: an article may break between columns, a table row may not */
+  section.paper, #self-tests { column-count: 2; column-gap: 5mm; }
+  section.paper > h2, section.paper > p.muted, #self-tests > h2, #self-tests > p { column-span: all; }
+  .claim { break-inside: auto; } .claim h3, .claim .statement { break-after: avoid; }
+  .claim table { max-width: 100%; } .claim th, .claim td { overflow-wrap: break-word; }
+  p.status { font-size: 13px; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   a { color: inherit; text-decoration: none; } .badge { font-size: 9.5px; padding: 0 6px; }
 }
 """

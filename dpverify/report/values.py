@@ -1,11 +1,13 @@
 """Evidence values as HTML: numbers, counterexamples, and formulas as MathML.
 
 sympy expressions are shown as presentation MathML (rendered natively by the
-browser, no JavaScript).  After a run in worker processes an expression
-arrives as ``{"sympy": str, "latex": latex}`` (see
-:func:`dpverify.claims.to_jsonable`); it is parsed back from its ``str`` form
--- only for evidence of the current run, never for text read from a file --
-and shown as LaTeX source when that fails.
+browser, no JavaScript).  The report draws every page from the JSON form of the
+evidence (:func:`dpverify.claims.to_jsonable`), so a supervised run, a run in
+this process and saved results look the same: an expression arrives as
+``{"sympy": str, "latex": latex}`` and is parsed back from its ``str`` form with
+a namespace of sympy expression types only (no code can run), and shown as LaTeX
+source when that fails; the strings ``"inf"``, ``"-inf"`` and ``"nan"`` are the
+non-finite floats and are shown as ∞, −∞ and nan.
 
 Example
 -------
@@ -14,6 +16,8 @@ Example
 True
 >>> value_html(0.1), value_html([1, 2, 3])
 ('0.1', '[1, 2, 3]')
+>>> value_html(float("inf")), value_html("inf"), value_html({"fraction": "1/0", "float": "-inf"})
+('∞', '∞', '1/0 <span class="approx">≈ −∞</span>')
 >>> value_html(2 / 3)
 '<span class="num" title="0.6666666666666666">0.6667</span>'
 >>> humanise("u_star_lp"), humanise("run_seconds")
@@ -45,7 +49,7 @@ _WORDS = {"eps": "ε", "epsilon": "ε", "delta": "δ", "pi": "π", "lam": "λ", 
           "cex": "counterexample", "lb": "lower bound",
           "ub": "upper bound", "max": "max", "min": "min", "rel": "relative", "abs": "absolute", "err": "error",
           "num": "number of", "n": "n", "k": "k", "u": "u", "p": "p", "q": "q", "id": "id", "ids": "ids",
-          "thm": "Thm", "eq": "eq.", "sd": "sd", "std": "sd", "ci": "CI"}
+          "thm": "Thm", "eq": "eq.", "lap": "Lap", "sd": "sd", "std": "sd", "ci": "CI"}
 # trailing words that are units: shown in parentheses after the name
 _UNITS = {"seconds": "s", "secs": "s", "sec": "s", "s": "s", "ms": "ms", "bytes": "bytes", "mb": "MB",
           "pct": "%", "percent": "%", "bits": "bits", "nats": "nats"}
@@ -58,6 +62,8 @@ _SAFE_EXPR_RE = re.compile(r"^[\w\s+\-*/^().,\[\]{}:<>=!|&~']*$")
 _ATTR_RE = re.compile(r"\.\s*[A-Za-z_]")
 _NAME_RE = re.compile(r"\b([A-Za-z_]\w*)\b(?!\s*\()")
 _CONSTANTS = {"E", "I", "pi", "oo", "zoo", "nan", "true", "false", "True", "False"}
+# the strings dpverify.claims.to_jsonable writes for non-finite floats, shown as the number they stand for
+_NON_FINITE = {"inf": "∞", "-inf": "−∞", "nan": "nan"}
 _MAX_ITEMS = 12
 _MAX_ROWS = 40
 _MAX_DEPTH = 4
@@ -176,9 +182,9 @@ def number_html(v: float) -> str:
     if not math.isfinite(v):
         return full
     short = f"{v:.{DIGITS}g}"
-    if "e" in short:  # 1.5e-07 -> 1.5×10⁻⁷ reads better; keep it plain text
+    if "e" in short:  # 1.5e-07 reads as 1.5×10⁻⁷: the power set as a superscript
         mant, exp = short.split("e")
-        short = f"{mant}×10^{int(exp)}"
+        short = f"{mant}×10<sup>{int(exp)}</sup>".replace("<sup>-", "<sup>−")
     return short if short == full else f'<span class="num" title="{full}">{short}</span>'
 
 
@@ -201,13 +207,32 @@ def humanise(key: str) -> str:
 
     >>> humanise("tight_delta"), humanise("eps"), humanise("lp_u_star"), humanise("rr_fda_mse")
     ('Tight δ', 'ε', 'LP u*', 'RR FDA MSE')
+    >>> humanise("naive_noise_is_lap(1/eps)_gap"), humanise("noise_scale_is_1/eps")
+    ('Naive noise is Lap(1/ε) gap', 'Noise scale is 1/ε')
+
     """
     if not isinstance(key, str):
         raise TypeError(f"key must be text (an evidence key), got {key!r} of type {type(key).__name__}")
     words_shown = _words()
     text = key
+    if re.fullmatch(r"[A-Za-z0-9_]*\([A-Za-z0-9_+\-*/.,^ ]*\)[A-Za-z0-9_]*", text) and "((" not in text:
+        # one bracketed argument, as in naive_noise_is_lap(1/eps)_gap: words outside it humanised,
+        # names inside it shown as symbols
+        before, rest = text.split("(", 1)
+        inner, after = rest.split(")", 1)
+        inner = re.sub(r"[A-Za-z]+", lambda m: words_shown.get(m.group(0).lower(), m.group(0)), inner)
+        head = humanise(before.rstrip("_")) if before.strip("_") else ""
+        tail = humanise(after.strip("_")) if after.strip("_") else ""
+        tail = tail[0].lower() + tail[1:] if tail and tail[0].isupper() and tail[1:2].islower() else tail
+        return " ".join(x for x in (f"{head}({inner})", tail) if x)
     if not re.fullmatch(r"[A-Za-z0-9_]+", text):
-        return text
+        if " " in text or "_" not in text or not re.fullmatch(r"[\w.,=/+\-*<>|\[\]()]+", text):
+            return text  # written for people already, or not a name
+        # snake_case around other characters (citations_of_alg_5.4, noise_scale_is_1/eps):
+        # words apart, each known word shown as its symbol or acronym
+        shown = " ".join(re.sub(r"[A-Za-z]+", lambda m: words_shown.get(m.group(0).lower(), m.group(0)), w)
+                         for w in text.split("_") if w)
+        return shown[0].upper() + shown[1:] if shown[:1].isascii() and shown[:1].islower() else shown
     words = [w for w in text.split("_") if w]
     if not words:
         return text
@@ -244,9 +269,13 @@ def value_html(value: Any, _depth: int = 0) -> str:
     if isinstance(value, (float, np.floating)):
         return number_html(float(value))
     if isinstance(value, str):
-        if "\n" in value or len(value) > 160:
+        if value in _NON_FINITE:  # to_jsonable's form of a non-finite float (evidence after a supervised run)
+            return _NON_FINITE[value]
+        if "\n" in value:  # a traceback, a table printed as text: as written
             return f"<pre>{_e(value)}</pre>"
-        return _e(value)
+        from dpverify.report.mathtext import prose_html
+
+        return prose_html(value)
     if isinstance(value, Fraction):
         return f'{value.numerator}/{value.denominator} <span class="approx">≈ {number_html(float(value))}</span>'
     if sympy is not None and isinstance(value, (sympy.Basic, sympy.MatrixBase)):

@@ -1,4 +1,4 @@
-"""The ``rr`` room: utility-optimal randomized response (seed 003), derived, certified and checked.
+"""The ``rr`` room: utility-optimal randomized response (Zhou, Lu and Wu's paper), derived, certified and checked.
 
 Public API
 ----------

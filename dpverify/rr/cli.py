@@ -110,7 +110,7 @@ def _delta_text(x: float, delta: float) -> str:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("rr", help="utility-optimal randomized response for a prior (paper 003)",
+    p = subparsers.add_parser("rr", help="utility-optimal randomized response for a prior (Zhou, Lu, Wu 2019)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--epsilon", type=float, required=True, metavar="EPS", help="privacy budget ε > 0")
     p.add_argument("--delta", type=float, default=0.0, metavar="DELTA", help="δ in [0, 1) (default 0: pure ε-LDP)")

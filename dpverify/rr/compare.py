@@ -1,4 +1,4 @@
-"""Comparing what seed 003 printed with what :mod:`dpverify.rr.symbolic` derives.
+"""Comparing what Zhou, Lu and Wu printed with what :mod:`dpverify.rr.symbolic` derives.
 
 A printed formula counts as the derived one only when :func:`dpverify.toolkit.symbolic_equal`
 *proves* them equal; a numeric counterexample or an undecided comparison does not count.  The

@@ -1,4 +1,4 @@
-"""Model (19)–(20) of seed 003 as a sparse LP, solved by HiGHS and by cvxpy/Clarabel, with dual certificates.
+"""Model (19)–(20) of Zhou, Lu and Wu's paper as a sparse LP, solved by HiGHS and by cvxpy/Clarabel, with dual certificates.
 
 Variables x = vec(P) row-major (x[i n + j] = p_ij).  The LP, as a maximisation,
 

@@ -1,4 +1,4 @@
-"""The n-ary utility optimum of seed 003's model (19)–(20), in closed form, with its dual certificate.
+"""The n-ary utility optimum of Zhou, Lu and Wu's model (19)–(20), in closed form, with its dual certificate.
 
 The paper leaves the closed form open (§4, §5).  Derived here (see
 ``rr/nary_optimum.md``), with E = e^ε and Π_k the sum of the k largest
@@ -23,7 +23,7 @@ Its objective Σ μ_i + δ Σ λ equals u*.  P* also satisfies the *standard*
 (ε, δ)-LDP definition (a δ-mixture with the identity of an ε-LDP matrix), so
 u* is the optimum under both definitions.
 
-Reference: seed 003, §4, model (19)–(20).
+Reference: Zhou, Lu, Wu 2019, §4, model (19)–(20).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def optimal_utility(pi: Any, epsilon: float, delta: float = 0.0) -> float:
     Example
     -------
     >>> from dpverify.rr.nary import optimal_utility
-    >>> round(optimal_utility([0.2, 0.8], 0.1, 0.15), 12)   # seed 003's worked example
+    >>> round(optimal_utility([0.2, 0.8], 0.1, 0.15), 12)   # the paper's worked example
     0.83
     """
     dlt = check_delta(delta)
@@ -122,11 +122,11 @@ def optimal_mechanism(pi: Any, epsilon: float, delta: float = 0.0) -> tuple[np.n
     Example
     -------
     >>> from dpverify.rr import optimal_mechanism
-    >>> P, u = optimal_mechanism([0.2, 0.8], 0.1, 0.15)   # seed 003, §3 example
+    >>> P, u = optimal_mechanism([0.2, 0.8], 0.1, 0.15)   # the paper's §3 example
     >>> P.round(6).tolist(), round(u, 12)
     ([[0.15, 0.85], [0.0, 1.0]], 0.83)
 
-    Reference: seed 003, eqs. (4), (15), model (19)–(20); derivation in
+    Reference: Zhou, Lu, Wu 2019, eqs. (4), (15), model (19)–(20); derivation in
     ``rr/nary_optimum.md``.
 
     Notes
@@ -286,7 +286,7 @@ def extreme_points(n: int, epsilon: float, delta: float = 0.0, *, tol: float = 1
     this is meant for n ≤ 3 (n = 3: C(27, 6) = 296 010 systems).
 
     Returns an array of shape (V, n, n).  The LP optimum is the maximum of Σ π_i p_ii over them
-    (the extreme-point method of seed 003, §4).
+    (the extreme-point method of Zhou, Lu, Wu 2019, §4).
 
     Example
     -------

@@ -4,7 +4,7 @@ A survey of N respondents with a fixed composition (N_i = π_i N respondents
 hold value i, rounded by largest remainders) reports through P: the
 respondents holding i answer with counts Multinomial(N_i, P[i]).  The
 truthful fraction T = (1/N) Σ_i #(i answered i) has mean Σ_i (N_i/N) p_ii
-(the utility u of seed 003 for the realised composition) and variance
+(the utility u of Zhou, Lu and Wu's paper for the realised composition) and variance
 Σ_i N_i p_ii (1 − p_ii) / N².
 
 From the output frequencies f alone, E[f] = Pᵀ π, so π̂ = P⁻ᵀ f is unbiased
@@ -13,7 +13,7 @@ Cov(π̂) = P⁻ᵀ (diag λ − λ λᵀ) P⁻¹ / N with λ = Pᵀ π (estimat
 fixed composition the true covariance is smaller, so this one is
 conservative.  The truthful fraction is estimated by û = Σ_i π̂_i p_ii.
 
-Reference: seed 003, §2.3 and §3.3 (Figs. 4 and 8) and the worked example.
+Reference: Zhou, Lu, Wu 2019, §2.3 and §3.3 (Figs. 4 and 8) and the worked example.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def estimate_distribution(P, output_counts) -> Estimate:
     """Unbiased inversion estimate of the input distribution from the answers.
 
     Raises ``ValueError`` if ``P`` is singular (then π is not identifiable:
-    e.g. the utility-optimal matrices of seed 003 outside the middle regime,
+    e.g. the utility-optimal matrices of Zhou, Lu and Wu's paper outside the middle regime,
     whose rows coincide).
 
     Example

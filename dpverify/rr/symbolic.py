@@ -1,6 +1,6 @@
 """The binary randomized-response optimum derived symbolically from the LP itself.
 
-Model I (δ = 0) and model II (δ > 0) of seed 003 maximise u = π0 p00 + π1 p11
+Model I (δ = 0) and model II (δ > 0) of Zhou, Lu and Wu's paper maximise u = π0 p00 + π1 p11
 over the (ε, δ)-LDP design matrices [[p00, 1 − p00], [1 − p11, p11]] (eqs.
 (2)–(3), (13)–(14)).  Nothing here is transcribed from the paper: the feasible
 region's vertices are the feasible intersections of pairs of constraint lines
@@ -268,7 +268,7 @@ def symbolic_optimum(delta_value: sp.Expr | float | None = None) -> sp.Piecewise
     >>> sp.simplify(u.subs({pi0: sp.Rational(1, 2)}) - sp.exp(eps) / (sp.exp(eps) + 1))
     0
 
-    Reference: seed 003, eqs. (4) and (15).
+    Reference: Zhou, Lu, Wu 2019, eqs. (4) and (15).
     """
     if delta_value is not None:
         delta_value = _check_delta_value(delta_value)

@@ -1,12 +1,12 @@
 """What the self-test claims share: their sources, the planted inputs and one seeded audit call.
 
 The claims about the auditor and the library's own (control, planted-bug) mechanisms cite the
-library (:data:`~dpverify.claims.model.SELF_TEST`), not seed 002: the survey states the
+library (:data:`~dpverify.claims.model.SELF_TEST`), not the survey (Zhu et al.): the survey states the
 definitions, it does not make these claims.
 
 Example
 -------
->>> LAP.seed == DEF.seed == SELF_TEST
+>>> LAP.paper == DEF.paper == SELF_TEST
 True
 """
 

@@ -87,15 +87,19 @@ def control(*, cls: str, epsilon, **params):
     seed = params.pop("seed", 0)
     kind = getattr(engine_controls, cls, None) or getattr(room_controls, cls)
     obj = kind(epsilon=epsilon, **params)
-    law = None
+    from dpverify.exact.closed import ExponentialLaw as SymbolicExp, KRRLaw
+
+    law = symbolic = None
+    pairs = control_pairs(cls=cls, epsilon=epsilon, seed=seed, **params)
     if cls == "ExponentialMechanism":
         law = ExponentialLaw(obj.sensitivity, epsilon, obj.factor)
+        symbolic = SymbolicExp(tuple((p.d, p.d_prime) for p in pairs), obj.sensitivity, obj.factor)
     elif cls == "KRR":
         law = MatrixLaw(tuple(map(tuple, krr_matrix(obj.k, epsilon))))
-    pairs = control_pairs(cls=cls, epsilon=epsilon, seed=seed, **params)
+        symbolic = KRRLaw(obj.k)
     rel = Pairs(tuple((p.d, p.d_prime) for p in pairs), description=_RELATIONS.get(cls, "|d - d'| <= 1"))
     return FunctionMechanism(obj, epsilon, 0.0, family_name(f"audit.mechanisms.{cls}", dict(epsilon=epsilon, **params)),
-                             rel, law=law)
+                             rel, law=law, symbolic=symbolic)
 
 
 def _family(cls: str, space: dict, samples: int = 40_000) -> Family:

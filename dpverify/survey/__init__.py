@@ -1,4 +1,4 @@
-"""The survey room: paper 002 (a blog translation of Zhu et al., *Differentially Private Data
+"""The survey room: the survey of Zhu et al. (a blog translation of Zhu et al., *Differentially Private Data
 Publishing and Analysis: A Survey*), its definitions checked on the library's primitives.
 
 - ``claims/`` — the paper's statements as claims (ids ``primitives.*``), one module per subject;

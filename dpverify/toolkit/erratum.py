@@ -5,7 +5,7 @@ printed statement hold?" and "does the corrected statement hold?" into a verdict
 everywhere:
 
 =================  ===============  ==================  ================
-printed in seed?   corrected holds  printed holds       verdict
+printed in paper?  corrected holds  printed holds       verdict
 =================  ===============  ==================  ================
 no (excerpt gone)  --               --                  ``inconclusive``
 yes / not checked  no               --                  ``refuted``
@@ -41,7 +41,7 @@ __all__ = ["erratum_outcome", "erratum_verdict"]
 
 #: the summaries used when a room gives none
 SUMMARIES = {
-    Verdict.INCONCLUSIVE: "The printed excerpt is not in this copy of the seed text.",
+    Verdict.INCONCLUSIVE: "The printed excerpt is not in this copy of the paper's text.",
     Verdict.REFUTED: "The corrected statement fails as well.",
     Verdict.HOLDS: "The printed statement holds.",
 }

@@ -1,4 +1,4 @@
-"""The sizes of LP and QP data, checked before any entry is converted (issue 32).
+"""The sizes of LP and QP data, checked before any entry is converted.
 
 A certificate is for the problem given: every constraint matrix has one row per entry of its
 right-hand side and one column per entry of ``c``, and a ``{(row, col): value}`` matrix has

@@ -65,20 +65,24 @@ def test_opendp_claims_are_its_own_privacy_maps(dp):
         assert isinstance(m, Mechanism) and m.delta == 0.0
 
 
-def test_opendp_gaussian_claims_a_curve_at_least_the_tight_gaussian_one(dp):
-    """δ(ε) is OpenDP's zCDP -> approx-DP conversion; it must lie above the exact Gaussian curve."""
+def test_opendp_gaussian_claims_its_zcdp_rho_and_its_curve_at_a_point(dp):
+    """Without ε the claim is OpenDP's own ρ = d_in²/(2σ²) in its own measure (zCDP); with ε it is the
+    point of OpenDP's zCDP -> approx-DP conversion, which must lie above the exact Gaussian curve."""
     from dpverify.audit.adapters import from_opendp
+    from dpverify.mechanisms.privacy import ZCDP
 
     sigma = 1.5
     m = from_opendp("gaussian", scale=sigma)
-    assert m.epsilon == math.inf and m.delta == 0.0 and hasattr(m, "delta_curve")
+    assert isinstance(m.claim, ZCDP) and m.claim.rho == pytest.approx(1 / (2 * sigma**2)) and m.measure == "ZeroConcentratedDivergence"
+    assert m.epsilon == math.inf and not hasattr(m, "delta_curve") and m.library.startswith("opendp ")
     ref = dp.c.make_zCDP_to_approxDP(
         dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=sigma)
     ).map(1.0)
     for eps in (0.1, 0.5, 1.0, 2.0):
         tight = stats.norm.cdf(0.5 / sigma - eps * sigma) - math.exp(eps) * stats.norm.cdf(-0.5 / sigma - eps * sigma)
-        assert m.delta_curve(eps) == pytest.approx(ref.delta(eps))
-        assert m.delta_curve(eps) >= tight - 1e-12
+        curve = from_opendp("gaussian", scale=sigma, epsilon=eps).delta_curve
+        assert curve(eps) == pytest.approx(ref.delta(eps))
+        assert curve(eps) >= tight - 1e-12
     point = from_opendp("gaussian", scale=sigma, epsilon=1.0)
     assert point.epsilon == 1.0 and point.delta == pytest.approx(ref.delta(1.0))
 

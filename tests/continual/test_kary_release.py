@@ -104,8 +104,11 @@ def test_bad_input_not_mutated():
 @pytest.mark.parametrize("noise", ["laplace", "discrete"])
 @pytest.mark.parametrize("meth,opts", [("kary-fda", {"branching": 16}), ("binary", {})])
 def test_stream_equals_batch_across_noise_chunks(meth, opts, noise):
-    """n larger than the 4096-node noise chunk: stream and batch still draw the same noise."""
-    n = 5000
+    """n larger than the noise chunk (CHUNK = 2^15 nodes): stream and batch still draw the same noise."""
+    from dpverify.continual.streams import CHUNK
+
+    n = CHUNK + 7000
+    assert n > CHUNK
     a = np.random.default_rng(4).poisson(2, n)
     batch = release(a, 1.0, meth, rng=8, noise=noise, **opts)
     s = stream(n, 1.0, meth, rng=8, noise=noise, **opts)

@@ -50,3 +50,18 @@ def test_badsparsevector1_fixed_is_not_refuted(monkeypatch):
     assert verdict("audit.checkdp.badsparsevector1") is Verdict.REFUTED
     monkeypatch.setattr(checkdp, "badsparsevector1", checkdp.sparsevector)
     assert verdict("audit.checkdp.badsparsevector1") is Verdict.HOLDS
+
+
+@pytest.mark.slow
+def test_gapsparsevector_with_too_little_gap_noise_is_refuted(monkeypatch):
+    assert verdict("audit.checkdp.gapsparsevector") is Verdict.HOLDS
+
+    def bad(ctx, q, T, NN):  # the gap's noise of scale 1 instead of 4·NN
+        thr, out = ctx.threshold(T, 2), []
+        for qi in q:
+            if sum(v is not None for v in out) >= NN:
+                break
+            out.append(ctx.noisy_gap(qi, 1, thr))
+        return tuple(out)
+    monkeypatch.setattr(checkdp, "gapsparsevector", bad)
+    assert verdict("audit.checkdp.gapsparsevector") is not Verdict.HOLDS

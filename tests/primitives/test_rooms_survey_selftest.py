@@ -27,18 +27,18 @@ def test_no_two_rooms_share_a_claim_prefix():
             seen[ns] = r.name
 
 
-@pytest.mark.parametrize("name, prefix", [("survey", "primitives."), ("selftest", "audit.")])
-def test_every_claims_module_registers_claims_of_its_room(name, prefix):
+@pytest.mark.parametrize("name, prefixes", [("survey", ("primitives.",)), ("selftest", ("audit.", "conform."))])
+def test_every_claims_module_registers_claims_of_its_room(name, prefixes):
     """The room's claims are exactly those of its claims/ modules, and each module holds some."""
     modules = claim_module_names(room(name))
     assert len(modules) >= 6 and all(".claims." in m for m in modules)
     for m in modules:
         importlib.import_module(m)
-    assert {c.check.__module__ for c in all_claims(prefix)} == set(modules)
+    assert {c.check.__module__ for p in prefixes for c in all_claims(p)} == set(modules)
 
 
 def test_proofs_resolve_in_their_rooms():
-    for c in all_claims("primitives.") + all_claims("audit."):
+    for c in all_claims("primitives.") + all_claims("audit.") + all_claims("conform."):
         assert c.proof and proof_path(c.proof) is not None, (c.id, c.proof)
     assert proof_path("survey/laplace_dp.md").parent.parent.name == "survey"
     assert proof_path("primitives/discrete_laplace_sampler.md").parent.parent.name == "primitives"

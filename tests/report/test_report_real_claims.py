@@ -34,5 +34,5 @@ def test_report_of_real_claims(tmp_path, capsys):
         if entry["self_test"]:  # the library's own tests: in their section, never credited to a paper
             assert f'id="claim-{c.id.replace(".", "-")}"' in selftests, c.id
         else:
-            assert html.escape(paper_for_seed(c.source.seed).title, quote=True) in page
+            assert html.escape(paper_for_seed(c.source.paper).title, quote=True) in page
     assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8")) == doc

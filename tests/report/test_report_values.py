@@ -49,11 +49,16 @@ def test_unparsable_formula_falls_back_to_latex():
 
 
 def test_numbers_and_containers():
-    assert value_html(float("nan")) == "nan" and value_html(float("-inf")) == "−∞" and value_html("inf") == "inf"
+    assert value_html(float("nan")) == "nan" and value_html(float("-inf")) == "−∞"
+    # "inf"/"-inf"/"nan" are to_jsonable's form of the floats (evidence of a supervised or saved run):
+    # shown as the numbers, so the page does not depend on where the check ran
+    assert value_html("inf") == value_html(float("inf")) == "∞" and value_html("-inf") == "−∞"
+    assert value_html(to_jsonable({"b": float("inf")})) == value_html({"b": float("inf")})
+    assert value_html("infinite") == "infinite"
     assert value_html(True) == "true" and value_html(None).endswith("none</span>")
     # rounded for reading; the float as computed on hover (and in report.json)
     assert value_html(0.1 + 0.2) == '<span class="num" title="0.30000000000000004">0.3</span>'
-    assert value_html(0.25) == "0.25" and value_html(1.5e-7).endswith(">1.5×10^-7</span>")
+    assert value_html(0.25) == "0.25" and value_html(1.5e-7).endswith(">1.5×10<sup>−7</sup></span>")
     rows = value_html([{"eps": 0.1, "u_star": 2 / 3}, {"eps": 1.0, "u_star": 0.5}])
     assert "<th scope=\"col\">ε</th>" in rows and "<th scope=\"col\">u*</th>" in rows and rows.count("<tr>") == 3
     assert value_html({"fraction": "13/16", "float": 0.8125}).startswith("13/16")
@@ -88,9 +93,9 @@ def test_proof_documents_are_embedded_with_working_links(tmp_path):
     (tmp_path / "room" / "b.md").write_text("# B\n\nback to [A](../room/a.md#statement)\n", encoding="utf-8")
     claims = [
         {"id": "zz.a", "verdict": "holds", "expected": "holds", "proof": "room/a.md", "statement": "s",
-         "source_parts": {"seed": "004"}, "evidence": {}},
+         "source_parts": {"paper": "004"}, "evidence": {}},
         {"id": "zz.b", "verdict": "holds", "expected": "holds", "proof": "room/b.md", "statement": "t",
-         "source_parts": {"seed": "004"}, "evidence": {}},
+         "source_parts": {"paper": "004"}, "evidence": {}},
     ]
     page = render_html({"claims": claims, "provenance": {}}, proofs_root=tmp_path)
     check_report_html(page)

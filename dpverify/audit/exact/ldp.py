@@ -10,7 +10,7 @@ A mechanism with inputs ``i`` and outputs ``j`` is a row-stochastic matrix
     (:func:`dpverify.audit.exact.hockey_stick`), so the tight δ of the
     mechanism is its maximum over ordered pairs of rows.  O(n² m).
 
-``"per_output"`` (seed 003, §2 and model (20))
+``"per_output"`` (Zhou, Lu, Wu 2019, §2 and model (20))
     P[i1, j] ≤ e^ε P[i2, j] + δ for all i1, i2 and every single output j.
     For a column only its largest and smallest entries matter, so the tight δ
     is max_j (max_i P[i, j] − e^ε min_i P[i, j])⁺.  O(n m).
@@ -32,7 +32,7 @@ sympy ``Rational`` or strings such as ``"1/3"``), ε as a number or a sympy
 expression (``sympy.log(3)`` makes e^ε = 3 rational) and decides every
 comparison without tolerance (the arithmetic: :mod:`dpverify.audit.exact.rational`).
 
-Reference: seed 003 (Zhou, Lu, Wu 2019), §2 definition and model (20).
+Reference: Zhou, Lu, Wu 2019, §2 definition and model (20).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def check_ldp(
         δ (its exact float value in float mode).
     definition : {"standard", "per_output"}
         Sets of outputs (hockey-stick; the usual definition) or single
-        outputs (the definition printed in seed 003).
+        outputs (the definition printed in Zhou, Lu and Wu's paper).
     exact : bool
         Decide in exact rational arithmetic (entries must be rational).
     atol : float, optional

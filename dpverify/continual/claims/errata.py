@@ -1,9 +1,9 @@
-"""Every erratum of seeds 000/004 that the room records (``continual.erratum.*``), in one place.
+"""Every erratum of the thesis chapter and Cai, Wu and Wang's paper that the room records (``continual.erratum.*``), in one place.
 
 Each check shows by computation that the printed reading fails and that the corrected one holds on the
-library's matrices, and returns :func:`dpverify.toolkit.erratum_outcome`.  Where a check quotes the seed, the
-excerpt is confirmed in the seed text when it is available (:func:`printed`; without it the recorded excerpt
-is used and the evidence says so); an excerpt missing from the seed text makes the verdict ``inconclusive``.
+library's matrices, and returns :func:`dpverify.toolkit.erratum_outcome`.  Where a check quotes the paper, the
+excerpt is confirmed in the paper's text when it is available (:func:`printed`; without it the recorded excerpt
+is used and the evidence says so); an excerpt missing from the paper's text makes the verdict ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dpverify.continual.seed_facts import packaged_reference_facts, reference_fa
 _SUMMARIES = {Verdict.HOLDS: "", Verdict.REFUTED: "The corrected statement fails as well."}
 _SEED_SUMMARIES = {Verdict.HOLDS: "The printed reading holds.",
                    Verdict.REFUTED: "Neither the printed nor the corrected reading holds.",
-                   Verdict.INCONCLUSIVE: "The printed excerpt is not in this copy of the seed text."}
+                   Verdict.INCONCLUSIVE: "The printed excerpt is not in this copy of the paper's text."}
 
 
 def _tril(n: int) -> np.ndarray:
@@ -140,9 +140,9 @@ def _err_refs(thorough: bool = False) -> Outcome:
 
     text = seed_text("000")
     if text is not None:
-        facts, origin = reference_facts(text), "seed 000 text"
-    else:  # no seed beside the install: the facts recorded from it (a test keeps them equal)
-        facts, origin = packaged_reference_facts(), "facts packaged from seed 000 (sha256 recorded)"
+        facts, origin = reference_facts(text), "the paper's text"
+    else:  # no paper text beside the install: the facts recorded from it (a test keeps them equal)
+        facts, origin = packaged_reference_facts(), "facts packaged from the paper's text (sha256 recorded)"
     printed_fails = (
         facts["citations_of_alg_5.4"] > 0 and facts["definitions_of_alg_5.4"] == 0 and facts["mentions_of_matrix_L"] > 0
     )
@@ -162,11 +162,11 @@ def _err_refs(thorough: bool = False) -> Outcome:
 
 
 def printed(seed: str, excerpt: str) -> dict:
-    """Whether ``excerpt`` is in the seed's text (None when the seed file is not available).
+    """Whether ``excerpt`` is in the paper's text (None when that text is not available).
 
     Example
     -------
-    >>> printed("nonexistent-seed", "x")["found_in_seed"] is None
+    >>> printed("nonexistent-seed", "x")["found_in_paper"] is None
     True
     """
     check_prefix(seed, "seed")
@@ -174,7 +174,7 @@ def printed(seed: str, excerpt: str) -> dict:
         raise (ValueError if isinstance(excerpt, str) else TypeError)(
             f"excerpt must be non-empty text, got {excerpt!r} of type {type(excerpt).__name__}")
     text = seed_text(seed)
-    return {"printed_excerpt": excerpt, "found_in_seed": None if text is None else excerpt in text}
+    return {"printed_excerpt": excerpt, "found_in_paper": None if text is None else excerpt in text}
 
 
 def _tril_ok(n: int) -> bool:
@@ -194,7 +194,7 @@ def _w_upper(thorough: bool = False) -> Outcome:
         bad += (not np.array_equal(Wp @ a, np.cumsum(a))) or np.array_equal(Wp, np.tril(Wp))
     corrected = all(_tril_ok(n) for n in range(1, 40))  # W_ij = 1 for i ≥ j is B·M, the running counts
     return erratum_outcome(printed_holds=not (bad == 38), corrected_holds=corrected, evidence=f,
-                           found_in_seed=f["found_in_seed"], summaries=_SEED_SUMMARIES,
+                           found_in_seed=f["found_in_paper"], summaries=_SEED_SUMMARIES,
                            why="W_ij = 1 for i < j puts the ones above the diagonal (not lower "
                                "triangular, not the running counts); the workload has W_ij = 1 for i ≥ j, which equals B·M.")
 
@@ -216,7 +216,7 @@ def _b_cites(thorough: bool = False) -> Outcome:
             else:
                 m_fails += not rel
     return erratum_outcome(printed_holds=not (m_fails == 8), corrected_holds=b_ok, evidence=f,
-                           found_in_seed=f["found_in_seed"], summaries=_SEED_SUMMARIES,
+                           found_in_seed=f["found_in_paper"], summaries=_SEED_SUMMARIES,
                            why="The relation holds for B, which Alg. 5.3 builds; Alg. 5.2 builds M, "
                                "for which it fails (the proof should cite Algorithm 5.3; 004: Algorithm 3).")
 
@@ -234,7 +234,7 @@ def _step6(thorough: bool = False) -> Outcome:
             line = line.strip()
             if line[:2] in {f"{d}." for d in range(1, 10)}:
                 steps[int(line[0])] = line
-    else:  # the two lines as recorded from the seed
+    else:  # the two lines as recorded from the paper's text
         steps = {4: "4. while pt<N", 6: "6. pt←pt+lowbit(pt);"}
     f["alg5_2_step4"], f["alg5_2_step6"] = steps.get(4), steps.get(6)
     printed_fails = "while" not in (steps.get(6) or "") and "lowbit" in (steps.get(6) or "")
@@ -242,7 +242,7 @@ def _step6(thorough: bool = False) -> Outcome:
     # the stopping rule itself: the loop of column 1 stops after ⌊log₂N⌋ + 1 entries
     corrected &= all(fenwick_strategy(n)[:, 0].nnz == n.bit_length() for n in range(1, 200))
     return erratum_outcome(printed_holds=not (printed_fails), corrected_holds=corrected, evidence=f,
-                           found_in_seed=f["found_in_seed"], summaries=_SEED_SUMMARIES,
+                           found_in_seed=f["found_in_paper"], summaries=_SEED_SUMMARIES,
                            why="Step 6 of Alg. 5.2 is the update pt ← pt + lowbit(pt); the loop "
                                "test (while pt ≤ N) is step 4.")
 
@@ -264,6 +264,6 @@ def _dim(thorough: bool = False) -> Outcome:
         part = (fenwick_strategy(h - 1).T @ R[: h - 1] if h > 1 else np.zeros(0)) + R[h - 1]
         ok &= lhs_rows == h - 1 and np.allclose(full[: h - 1], part)
     return erratum_outcome(printed_holds=not (wrong == 10), corrected_holds=ok, evidence=f,
-                           found_in_seed=f["found_in_seed"], summaries=_SEED_SUMMARIES,
+                           found_in_seed=f["found_in_paper"], summaries=_SEED_SUMMARIES,
                            why="M_{2^{m−1}−1}ᵀ R⁽¹⁾ has 2^{m−1} − 1 rows: the all-ones vector of ① is "
                                "(2^{m−1} − 1)×1, not (2^m − 1)×1.")

@@ -1,4 +1,4 @@
-"""Claims: the experiments of seed 004 §5 and the beyond-FDA table, with verdicts from exact numbers.
+"""Claims: the experiments of Cai, Wu and Wang's paper, §5, and the beyond-FDA table, with verdicts from exact numbers.
 
 Default runs use exact expected errors only (closed forms, O(n log n) sums) plus
 small solver cross-checks; ``--thorough`` adds the paper's 500-repetition

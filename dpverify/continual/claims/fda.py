@@ -1,4 +1,4 @@
-"""Claims on FDA (seed 000 §5.4, seed 004 §4): the error recursion and its closed forms, Alg. 4's
+"""Claims on FDA (thesis chapter 5, §5.4; Cai, Wu, Wang 2016, §4): the error recursion and its closed forms, Alg. 4's
 coefficients, Fig. 1, the any-n forest, and Alg. 5 (online FDA) as printed."""
 
 from __future__ import annotations

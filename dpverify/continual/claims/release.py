@@ -1,4 +1,4 @@
-"""Claims on the library's releases (seeds 000 §5.4, 004 §4.3): the exact MSEs against simulation,
+"""Claims on the library's releases (thesis chapter 5, §5.4; Cai, Wu, Wang 2016, §4.3): the exact MSEs against simulation,
 the online stream against the batch release, and the privacy of every released strategy."""
 
 from __future__ import annotations

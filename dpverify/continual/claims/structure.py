@@ -1,4 +1,4 @@
-"""Claims on the Fenwick factorization itself (seeds 000 §5.3-5.4, 004 §3): W = B·M, the Fenwick tree
+"""Claims on the Fenwick factorization itself (thesis chapter 5, §5.3-5.4; Cai, Wu, Wang 2016, §3): W = B·M, the Fenwick tree
 as accurate as the binary-tree method, and the Δ ≤ 1 normalisation of the weighted strategy."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Thms 5.1 and 5.2 of seed 000 derived symbolically from the block recursions (5.12), (5.13).
+"""Thms 5.1 and 5.2 of the thesis chapter derived symbolically from the block recursions (5.12), (5.13).
 
 The recurrences for the first column's ℓ1 norm of M and for trace(BᵀB) are read off the block
 matrices, solved by ``sympy.rsolve`` and extended to every N through N's binary digits; each closed form

@@ -1,4 +1,4 @@
-"""Claims on Thms 5.1-5.4 of seed 000 (sensitivity, MSE, invertibility and the optimal diagonal of the
+"""Claims on Thms 5.1-5.4 of the thesis chapter (sensitivity, MSE, invertibility and the optimal diagonal of the
 Fenwick strategy), checked on the library's matrices; ``thorough=True`` widens the sweeps."""
 
 from __future__ import annotations

@@ -60,6 +60,9 @@ def _shape(out):
     return tuple(e.shape if isinstance(e, (OutVar, Sampled)) else ("=", e) for e in out)
 
 
+output_shape = _shape  # the key of an output's form (shared with :mod:`.tails`)
+
+
 @dataclass
 class ProgramLaw:
     """The law for pure ε-DP: ``matrix`` (entries in ``epsilon``), ``t_matrix`` (in t = e^{−ε/unit}),
@@ -73,6 +76,7 @@ class ProgramLaw:
     partitions: dict = field(repr=False)
     program: object = field(repr=False, default=None)
     params: dict = field(repr=False, default_factory=dict)
+    paths: list = field(repr=False, default_factory=list)  # per row: the (output, ExactContext) of every path
 
     @property
     def matrix(self) -> sp.Matrix:
@@ -127,7 +131,7 @@ def _release_tail(v: OutVar, cell, bounds, a: int):
     return 1 - tail_ge(a, lo - x) if cell[0] == "<" else tail_ge(a, hi + 1 - x)
 
 
-class _Evaluator:
+class Evaluator:
     def __init__(self, unit):
         self.unit = unit
 
@@ -306,7 +310,7 @@ def program_law(program, inputs, *, window: int = 4, **params) -> ProgramLaw:
     window = int(window)
     rows, scales, spans = _gather(program, inputs, params)
     unit = _unit(scales)
-    ev, partitions = _Evaluator(unit), _windows(spans, window)
+    ev, partitions = Evaluator(unit), _windows(spans, window)
     dense, columns = [], {}
     for paths in rows:
         row: dict = {}
@@ -317,7 +321,7 @@ def program_law(program, inputs, *, window: int = 4, **params) -> ProgramLaw:
         dense.append(row)
     cols, t_matrix = _merge_proportional(list(columns), [[row.get(k, FIELD.zero) for k in columns] for row in dense])
     exact = not any(kind in RHO_KINDS for kind, *_ in spans.values())
-    return ProgramLaw(inputs, cols, t_matrix, unit, exact, partitions, program, dict(params))
+    return ProgramLaw(inputs, cols, t_matrix, unit, exact, partitions, program, dict(params), rows)
 
 
 def neighbour_pairs(inputs, relation: str = "all_differ"):

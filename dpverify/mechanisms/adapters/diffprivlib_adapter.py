@@ -15,7 +15,9 @@ Inputs (``data``):
 - Binary: ``value0``/``value1`` (or 0/1); ExponentialCategorical: a category.  Categorical
   outputs are returned as indices (Binary: value0 -> 0; ExponentialCategorical: sorted labels).
 
-The claim is the mechanism's own (ε, δ); Binary carries its exact pmf (keep with probability
+The claim is the mechanism's own ``epsilon``/``delta`` (:class:`~dpverify.mechanisms.privacy.PureDP`
+or :class:`~dpverify.mechanisms.privacy.ApproxDP`, measure ``"epsilon"`` or ``"(epsilon, delta)"``,
+with the release in ``library``); Binary carries its exact pmf (keep with probability
 e^ε/(1 + e^ε)).  diffprivlib 0.6.6 imports ``sklearn.tree._tree.DOUBLE``, removed in
 scikit-learn 1.9: the ``diffprivlib`` extra pins ``scikit-learn<1.9`` (checked with 1.6.1, 1.7.2,
 1.8.0 in fresh environments).
@@ -32,7 +34,8 @@ import numpy as np
 
 from dpverify.validation import check_delta, check_epsilon, check_real
 from dpverify.mechanisms.adapters.common import coerce_all, missing_package
-from dpverify.mechanisms.protocol import CLAIMS, FunctionMechanism
+from dpverify.mechanisms.adapters.stated import StatedMechanism, library_version
+from dpverify.mechanisms.protocol import CLAIMS
 from dpverify.mechanisms.relations import Neighbours, Pairs, as_relation
 
 __all__ = ["DIFFPRIVLIB_MECHANISMS", "from_diffprivlib"]
@@ -133,7 +136,7 @@ def _relation(name: str, params: dict, labels: list):
                       description=f"|f(D) - f(D')| <= {s}")
 
 
-def from_diffprivlib(mechanism, /, **params) -> FunctionMechanism:
+def from_diffprivlib(mechanism, /, **params) -> StatedMechanism:
     """A diffprivlib mechanism (class name, class, or instance) as a protocol object.
 
     Parameters
@@ -191,8 +194,9 @@ def from_diffprivlib(mechanism, /, **params) -> FunctionMechanism:
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"diffprivlib {cls_name}: {exc}") from None
     shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
-    return FunctionMechanism(sampler, eps, delta, name or f"diffprivlib:{cls_name}({shown})",
+    return StatedMechanism(sampler, eps, delta, name or f"diffprivlib:{cls_name}({shown})",
                              as_relation(relation) if relation is not None else _relation(cls_name, params, sampler.labels()),
                              law=_BinaryLaw(eps) if cls_name == "Binary" and delta == 0 else None,
                              sensitivity_value=float(params["sensitivity"]) if cls_name in _VALUE and "sensitivity" in params else None,
-                             noise=f"diffprivlib {cls_name}")
+                             noise=f"diffprivlib {cls_name}", measure="epsilon" if delta == 0 else "(epsilon, delta)",
+                             d_in=params.get("sensitivity"), library=library_version("diffprivlib"))

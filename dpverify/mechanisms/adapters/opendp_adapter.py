@@ -2,10 +2,13 @@
 
 By name — ``"laplace"``, ``"discrete_laplace"`` (Laplace on integers), ``"geometric"``,
 ``"gaussian"``, ``"randomized_response_bool"``, ``"randomized_response"`` (categorical) — or from
-a built ``opendp.mod.Measurement``.  The claim is OpenDP's own privacy map at ``d_in``: ε for
-pure-DP measurements (``MaxDivergence``); for ``ZeroConcentratedDivergence`` (the Gaussian) the
-claimed curve δ(ε) is OpenDP's own conversion ``make_zCDP_to_approxDP`` (ε = ∞ with
-``delta_curve``, or the point (ε, δ(ε)) when ``epsilon`` is given).
+a built ``opendp.mod.Measurement``.  The claim is OpenDP's own privacy map at ``d_in`` in the
+measurement's own output measure (:func:`~dpverify.mechanisms.adapters.stated.opendp_claim`): ε for
+``MaxDivergence``, ρ (:class:`~dpverify.mechanisms.privacy.ZCDP`) for ``ZeroConcentratedDivergence``
+(the Gaussian), (ε, δ) for approximate DP, the privacy profile δ(ε) for ``SmoothedMaxDivergence``;
+the mechanism (a :class:`~dpverify.mechanisms.adapters.stated.StatedMechanism`) keeps the measure,
+``d_in`` and OpenDP's release.  With ``epsilon`` given, a zCDP measurement claims the point
+(ε, δ(ε)) of OpenDP's own conversion ``make_zCDP_to_approxDP``.
 
 Sampling: the scalar noise measurements are vectorised — the same measurement on a vector
 domain, called once on n copies of the input (OpenDP adds independent noise per coordinate) —
@@ -24,7 +27,6 @@ Requires ``pip install 'dpverify[opendp]'``; the adapter enables OpenDP's ``cont
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +34,8 @@ import numpy as np
 
 from dpverify.validation import check_epsilon, check_positive_int, check_probability, check_real
 from dpverify.mechanisms.adapters.common import coerce_all, missing_package
-from dpverify.mechanisms.protocol import FunctionMechanism
+from dpverify.mechanisms.adapters.stated import StatedMechanism, library_version, opendp_claim
+from dpverify.mechanisms.privacy import DeltaCurve, PureDP
 from dpverify.mechanisms.relations import Neighbours, Pairs
 
 __all__ = ["OPENDP_MEASUREMENTS", "from_opendp"]
@@ -83,7 +86,10 @@ class _Recipe:
         if self.kind == "randomized_response":
             return dp.m.make_randomized_response(list(self.categories), prob=self.prob)
         T = _TYPES[self.T]
-        atom = dp.atom_domain(T=T, nan=False) if T is float else dp.atom_domain(T=T)
+        try:  # nan= from OpenDP 0.13
+            atom = dp.atom_domain(T=T, nan=False) if T is float else dp.atom_domain(T=T)
+        except TypeError:
+            atom = dp.atom_domain(T=T)
         gauss = self.kind == "gaussian"
         if vector:
             domain = dp.vector_domain(atom)
@@ -98,7 +104,8 @@ class _Recipe:
         """``size`` copies of the measurement under OpenDP's ``make_composition``: one call, size draws."""
         key = ("batch", size)
         if key not in self._cache:
-            self._cache[key] = _dp().c.make_composition([self.build(False)] * size)
+            c = _dp().c  # make_composition from OpenDP 0.14, make_basic_composition before
+            self._cache[key] = (getattr(c, "make_composition", None) or c.make_basic_composition)([self.build(False)] * size)
         return self._cache[key]
 
     def encode(self, data):
@@ -202,20 +209,18 @@ def _relation_of(measurement, d_in):
 
 
 def _claims(measurement, d_in, epsilon):
-    dp = _dp()
-    measure = str(measurement.output_measure)
-    if measure.startswith("MaxDivergence"):
-        return (float(measurement.map(d_in)) if epsilon is None else epsilon), 0.0, None
-    if measure.startswith("ZeroConcentratedDivergence"):
-        profile = dp.c.make_zCDP_to_approxDP(measurement).map(d_in)
-    elif measure.startswith("SmoothedMaxDivergence"):
-        profile = measurement.map(d_in)
-    else:
-        raise ValueError(f"output measure {measure} is not supported (MaxDivergence, zCDP, SmoothedMaxDivergence)")
-    curve = _Curve(profile)
+    """The stated claim at ``d_in`` (:func:`~dpverify.mechanisms.adapters.stated.opendp_claim`) and its
+    measure.  ``epsilon`` given: pure ε-DP is claimed at ``epsilon``; a zCDP measurement claims the point
+    (ε, δ(ε)) of OpenDP's own conversion ``make_zCDP_to_approxDP``; a privacy profile its point at ε."""
+    claim, measure = opendp_claim(measurement, d_in, epsilon=epsilon)
     if epsilon is None:
-        return math.inf, 0.0, curve
-    return epsilon, curve(epsilon), curve
+        return claim, measure
+    if measure == "MaxDivergence":
+        return PureDP(epsilon), measure
+    if measure == "ZeroConcentratedDivergence":
+        profile = _dp().c.make_zCDP_to_approxDP(measurement).map(d_in)
+        return DeltaCurve(_Curve(profile), epsilon), measure
+    return claim, measure
 
 
 @dataclass(frozen=True)
@@ -226,7 +231,12 @@ class _Curve:
         return float(self.profile.delta(float(eps)))
 
 
-def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=None, **params) -> FunctionMechanism:
+def _stated(function, claim, measure, d_in, name, relation, **kw) -> StatedMechanism:
+    return StatedMechanism(function, name=name, relation=relation, claim=claim, measure=measure, d_in=d_in,
+                           library=library_version("opendp"), **kw)
+
+
+def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=None, **params) -> StatedMechanism:
     """An OpenDP measurement (by name and parameters, or built) as a protocol object.
 
     Parameters
@@ -260,9 +270,10 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
             raise TypeError(f"measurement must be a name or an OpenDP Measurement, got {type(measurement).__name__}")
         if params:
             raise TypeError(f"a built Measurement takes no parameters, got {sorted(params)}")
-        eps, delta, curve = _claims(measurement, 1 if d_in is None else d_in, epsilon)
-        return FunctionMechanism(_Loop(measurement), eps, delta, name or f"opendp:{measurement}",
-                                 relation or _relation_of(measurement, 1 if d_in is None else d_in), curve=curve)
+        d = 1 if d_in is None else d_in
+        claim, measure = _claims(measurement, d, epsilon)
+        return _stated(_Loop(measurement), claim, measure, d, name or f"opendp:{measurement}",
+                       relation or _relation_of(measurement, d))
     if measurement not in OPENDP_MEASUREMENTS:
         raise ValueError(f"measurement must be one of {OPENDP_MEASUREMENTS} or an OpenDP Measurement, got {measurement!r}")
     kind = measurement
@@ -279,13 +290,11 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
             check_positive_int(len(cats) - 1, "number of categories - 1")
         recipe = _Recipe(kind, prob=prob, categories=cats)
         law = _RRLaw(prob, len(cats), kind == "randomized_response_bool")
-        m = recipe.build(False)
-        eps, delta, curve = _claims(m, 1 if d_in is None else d_in, None)
-        if epsilon is not None:
-            eps = epsilon
-        return FunctionMechanism(recipe, eps, delta, name or f"opendp:{kind}(prob={prob})",
-                                 relation or Pairs(tuple((i, j) for i in range(len(cats)) for j in range(i + 1, len(cats))),
-                                                         description="local: any two inputs"), law=law)
+        d = 1 if d_in is None else d_in
+        claim, measure = _claims(recipe.build(False), d, epsilon)
+        return _stated(recipe, claim, measure, d, name or f"opendp:{kind}(prob={prob})",
+                       relation or Pairs(tuple((i, j) for i in range(len(cats)) for j in range(i + 1, len(cats))),
+                                         description="local: any two inputs"), law=law)
     if "input_domain" in params or "input_metric" in params:  # the user's own domain: built as given, looped
         if kind == "discrete_laplace" or "scale" not in params or {"input_domain", "input_metric"} - set(params):
             raise ValueError(f"{kind} with input_domain needs input_metric and scale too")
@@ -306,12 +315,11 @@ def from_opendp(measurement, /, *, d_in=None, epsilon=None, relation=None, name=
     else:
         raise ValueError(f"{kind} needs scale= (or epsilon= to choose the scale)")
     recipe = _Recipe(kind, T, scale)
-    eps, delta, curve = _claims(recipe.build(False), d_in, epsilon if kind == "gaussian" else None)
-    if curve is None and not math.isfinite(eps):
-        raise ValueError(f"scale={scale!r} is too small: OpenDP's privacy map gives epsilon = {eps} at d_in={d_in}")
-    if epsilon is not None and kind != "gaussian":
-        eps = epsilon
-    return FunctionMechanism(recipe, eps, delta, name or f"opendp:{kind}(scale={scale:g}, T={T})",
-                             relation or Neighbours(shape=(), kind="l1", bound=float(d_in), integer=T == "int",
-                                                 default_domain=True, description=f"|d - d'| <= {d_in}"), curve=curve, sensitivity_value=float(d_in),
-                             noise=f"OpenDP {kind} noise of scale {scale:g}")
+    try:
+        claim, measure = _claims(recipe.build(False), d_in, epsilon)
+    except ValueError as exc:
+        raise ValueError(f"scale={scale!r}: {exc}") from None
+    return _stated(recipe, claim, measure, d_in, name or f"opendp:{kind}(scale={scale:g}, T={T})",
+                   relation or Neighbours(shape=(), kind="l1", bound=float(d_in), integer=T == "int",
+                                          default_domain=True, description=f"|d - d'| <= {d_in}"),
+                   sensitivity_value=float(d_in), noise=f"OpenDP {kind} noise of scale {scale:g}")

@@ -1,4 +1,4 @@
-"""Claims of seed 001 (Gu, Zhang, Song: PPCA and PPCA-DP privacy-preserving data publishing), by subject.
+"""Claims of Gu, Zhang and Song's paper (PPCA and PPCA-DP privacy-preserving data publishing), by subject.
 
 Default runs use subsamples and few repetitions (the whole room stays within its ~12 s budget);
 ``thorough=True`` runs the paper's full grid (all rows, every k, 5 runs) and larger audits.

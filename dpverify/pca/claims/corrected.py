@@ -1,4 +1,4 @@
-"""Seed 001, Theorem 3 repaired: the corrected PPCA-DP (:class:`~dpverify.pca.CorrectedPPCADP`) read
+"""Gu, Zhang and Song's paper, Theorem 3 repaired: the corrected PPCA-DP (:class:`~dpverify.pca.CorrectedPPCADP`) read
 white-box — its noise scales charged against the proof's sensitivities (:mod:`dpverify.pca.budget`) and
 its released values checked with known noise (:mod:`._replay`: the release recomputed from the recorded
 draws, and the release on a neighbour reproduced from shifted draws) — and audited black-box on its
@@ -42,7 +42,7 @@ def _corrected_audit(thorough: bool) -> dict:
 
 #: Largest |release on D − release on D′| (in units of the public range) that still counts as equal in the
 #: replay and the coupling: the correct mechanism reproduces to 1.3e-12 at p = 10 (rounding through the
-#: eigen-decomposition), the two mutations of issue 26 move it by 0.19 or more.
+#: eigen-decomposition), the two mutations that flip the claim move it by 0.19 or more.
 VALUE_TOL = 1e-8
 
 

@@ -1,9 +1,9 @@
-"""Seed 001's errata, all in one place: the printed statement fails, the corrected one holds.
+"""Gu, Zhang and Song's errata, all in one place: the printed statement fails, the corrected one holds.
 
 - ``pca.erratum.eq3_decomposition``: eq. (3) writes Σ = UᵀΛU with the eigenvectors as the
   columns of U; it is Σ = UΛUᵀ.
 
-Each check records the printed excerpt and confirms it in the seed text when the seed is
+Each check records the printed excerpt and confirms it in the paper's text when that text is
 available (:func:`dpverify.claims.seeds.seed_text`; a missing excerpt makes the verdict
 ``inconclusive``).  The verdict comes from :func:`dpverify.toolkit.erratum_outcome`.
 """
@@ -24,9 +24,9 @@ SUMMARIES = {Verdict.REFUTED: "Neither the printed nor the corrected reading hol
 
 
 def _printed(excerpt: str) -> dict:
-    """The printed excerpt, and whether it is in the seed's text (None when the seed is not available)."""
+    """The printed excerpt, and whether it is in the paper's text (None when the text is not available)."""
     text = seed_text(SEED)
-    return {"printed_excerpt": excerpt, "found_in_seed": None if text is None else excerpt in text}
+    return {"printed_excerpt": excerpt, "found_in_paper": None if text is None else excerpt in text}
 
 
 @claim("pca.erratum.eq3_decomposition", source=Source(SEED, "§1 / Alg. 1 step 4", "eq. (3): Σ = UᵀΛU"),
@@ -46,6 +46,6 @@ def _eq3(thorough: bool = False) -> Outcome:
         printed_bad += not np.allclose(U.T @ np.diag(lam) @ U, S, atol=1e-8 * np.abs(S).max())
         corrected_ok &= np.allclose(U @ np.diag(lam) @ U.T, S, atol=1e-8 * np.abs(S).max())
     return erratum_outcome(printed_holds=printed_bad != 7, corrected_holds=corrected_ok, evidence=found,
-                           found_in_seed=found["found_in_seed"], summaries=SUMMARIES,
+                           found_in_seed=found["found_in_paper"], summaries=SUMMARIES,
                            why="With the eigenvectors as the columns of U, Σ = UΛUᵀ; UᵀΛU ≠ Σ in general "
                                "(it is Σ only when the eigenvectors are U's rows).")

@@ -1,4 +1,4 @@
-"""Seed 001's experiments (§3.2–§3.3, Figs. 3–6): the MSE and SVM accuracy of the published data.
+"""Gu, Zhang and Song's experiments (§3.2–§3.3, Figs. 3–6): the MSE and SVM accuracy of the published data.
 
 Every claim reads the one utility grid of :mod:`dpverify.pca.grid` (a quick subsample by
 default, the paper's full grid with ``thorough=True``).

@@ -1,4 +1,4 @@
-"""Seed 001 (Gu, Zhang, Song: PPCA and PPCA-DP data publishing): the data of §3, Fig. 2, the PPCA
+"""Gu, Zhang and Song's paper (PPCA and PPCA-DP data publishing): the data of §3, Fig. 2, the PPCA
 model (Thms 1–2) and the privacy Alg. 1 (PPCA publishing) is said to give.
 """
 

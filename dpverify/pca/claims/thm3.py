@@ -1,4 +1,4 @@
-"""Seed 001, Theorem 3: PPCA-DP (Alg. 2, Laplace noise on the score matrix) is said to be ε-DP.
+"""Gu, Zhang and Song's paper, Theorem 3: PPCA-DP (Alg. 2, Laplace noise on the score matrix) is said to be ε-DP.
 
 Refuted by an exact computation: the law of a published coordinate on a neighbouring pair, in
 closed form, gives δ(ε) > 0 where pure ε-DP needs 0 (:mod:`dpverify.pca.thm3` holds the pairs and

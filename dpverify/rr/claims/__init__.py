@@ -1,4 +1,4 @@
-"""Claims of seed 003 (Zhou, Lu, Wu 2019, utility optimisation of randomized response), by subject.
+"""Claims of Zhou, Lu and Wu's paper (2019, utility optimisation of randomized response), by subject.
 
 The paper's formulas are transcribed only as the *statements under test*; every verdict is
 computed by comparing them with the LP-derived optimum (:mod:`dpverify.rr.symbolic`), solver

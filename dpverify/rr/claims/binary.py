@@ -1,4 +1,4 @@
-"""Seed 003, models I and II (§2–§3): the feasible regions' vertices, the optima (4) and (15),
+"""Zhou, Lu and Wu's paper, models I and II (§2–§3): the feasible regions' vertices, the optima (4) and (15),
 the tie segments, the extreme points of §4 and the §3.3 remarks comparing the two optima.
 
 Every printed formula is compared with the derivation of :mod:`dpverify.rr.symbolic`

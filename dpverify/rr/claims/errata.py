@@ -1,4 +1,4 @@
-"""Seed 003's errata, all in one place: each printed statement fails, and the corrected one holds.
+"""Zhou, Lu and Wu's errata, all in one place: each printed statement fails, and the corrected one holds.
 
 - ``rr.model2.standard_form``: model II's standard form keeps model I's b; the rows from (14)
   need e^ε + δ (§3.2.2);

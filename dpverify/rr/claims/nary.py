@@ -1,4 +1,4 @@
-"""Seed 003, the n-ary model (19)–(20) of §4–§5: the closed-form optimum (derived here), the
+"""Zhou, Lu and Wu's paper, the n-ary model (19)–(20) of §4–§5: the closed-form optimum (derived here), the
 extreme-point results the paper cites and the counts of the model's variables and constraints.
 
 The erratum in the model's (ε,δ) definition is in :mod:`dpverify.rr.claims.errata`.

@@ -1,4 +1,4 @@
-"""Seed 003, solving models I and II: the simplex proofs (reduced costs (7)–(9), (16)–(18)) and the
+"""Zhou, Lu and Wu's paper, solving models I and II: the simplex proofs (reduced costs (7)–(9), (16)–(18)) and the
 numeric solvers (Figs. 3 and 7) against the closed forms.
 
 The erratum in model II's standard form (its vector b) is in :mod:`dpverify.rr.claims.errata`.

@@ -1,4 +1,4 @@
-"""Seed 003, the worked example of §3.3 and the simulated surveys of Figs. 4 and 8."""
+"""Zhou, Lu and Wu's paper, the worked example of §3.3 and the simulated surveys of Figs. 4 and 8."""
 
 from __future__ import annotations
 

@@ -6,7 +6,9 @@
 - :mod:`.power` — its power and tightness on the Laplace mechanism;
 - :mod:`.floating_point` — floating-point attacks on Laplace releases (``audit.fp_*``);
 - :mod:`.ldp_checker` — the exact LDP checker against a brute force (``audit.ldp.checker``);
-- :mod:`.audit_api` — :func:`dpverify.audit.audit` itself, the path the CLI uses (``audit.api.*``).
+- :mod:`.audit_api` — :func:`dpverify.audit.audit` itself, the path the CLI uses (``audit.api.*``);
+- :mod:`.checkdp` — the exact verifier on the CheckDP benchmark programs (``audit.checkdp.*``);
+- :mod:`.conform` — installed libraries against their own stated privacy (``conform.*``).
 
 Every audit is seeded; the seeds are in the evidence.  The claims engine finds these modules
 (:func:`dpverify.rooms.claim_module_names`); importing one registers its claims.

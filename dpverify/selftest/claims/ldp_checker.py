@@ -18,7 +18,7 @@ import sympy as sp
 from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.claims import SELF_TEST
 
-S_LDP = Source(SELF_TEST, "exact LDP checker", "(ε,δ)-LDP of a design matrix as seed 003 §2 defines it")
+S_LDP = Source(SELF_TEST, "exact LDP checker", "(ε,δ)-LDP of a design matrix as Zhou, Lu and Wu §2 define it")
 
 
 def _brute(P, E, per_output: bool):
@@ -92,7 +92,7 @@ def _checker(thorough: bool = False) -> Outcome:
                    {"random_rational_mechanisms": trials, "seed": 17, "failure": fail})
 
 
-# ----------------------------------------------------------------------------- float mode is exact (issue 26)
+# ----------------------------------------------------------------------------- float mode is exact
 
 
 def _interval_delta(P, eps: float, definition: str):

@@ -32,7 +32,7 @@ def _power(thorough: bool = False) -> Outcome:
 
 @claim("audit.tightness_laplace", source=LAP, method="simulation", expected="holds",
        statement="Laplace mechanism ε = 1: ε_lb ≥ 0.98 at 99 % confidence from 10^6 samples per input "
-                 "(issue target; seed 0, seeds 0–4 with --thorough)",
+                 "(the target; seed 0, seeds 0–4 with --thorough)",
        proof="audit/auditor_validity.md")
 def _tightness(thorough: bool = False) -> Outcome:
     seeds = range(5) if thorough else range(1)
@@ -43,7 +43,7 @@ def _tightness(thorough: bool = False) -> Outcome:
 
 @claim("audit.tightness_laplace_eps0.1", source=LAP, method="simulation", expected="holds",
        statement="Laplace mechanism ε = 0.1: ε_lb ≥ 0.098 at 99 % confidence from 10^7 samples per input "
-                 "(issue target; best published black-box bound 0.0968), with selection_fraction = 0.2; "
+                 "(the target; best published black-box bound 0.0968), with selection_fraction = 0.2; "
                  "seed 0 by default, the median of seeds 0–4 with --thorough",
        proof="audit/auditor_validity.md")
 def _tightness01(thorough: bool = False) -> Outcome:

@@ -1,4 +1,4 @@
-"""Paper 002's claims (ids ``primitives.*``), one module per subject.
+"""The claims of the survey of Zhu et al. (ids ``primitives.*``), one module per subject.
 
 - :mod:`.laplace` — the Laplace mechanism is ε-DP;
 - :mod:`.exponential` — the exponential mechanism is ε-DP, and its factor 2 matters;

@@ -1,4 +1,4 @@
-"""Paper 002's composition theorems: sequential (m·ε, Σ ε_i) and parallel (max ε_i).
+"""The survey's composition theorems: sequential (m·ε, Σ ε_i) and parallel (max ε_i).
 
 Ids ``primitives.sequential_composition`` and ``primitives.parallel_composition``.  Composed laws
 are built by the library's :func:`~dpverify.primitives.composition.product_law`; the bounds are the

@@ -1,6 +1,6 @@
-"""The library's discrete analogues of paper 002's mechanisms (ids ``primitives.geometric_dp``, ``primitives.krr_dp``).
+"""The library's discrete analogues of the survey's mechanisms (ids ``primitives.geometric_dp``, ``primitives.krr_dp``).
 
-Paper 002's Laplace section is continuous; it mentions neither mechanism, so these claims cite the
+The survey's Laplace section is continuous; it mentions neither mechanism, so these claims cite the
 library itself (:data:`~dpverify.claims.model.SELF_TEST`): two-sided geometric noise (the discrete
 Laplace mechanism, :func:`~dpverify.primitives.additive.geometric_mechanism`) and k-ary randomized
 response (:func:`~dpverify.primitives.randomized_response.krr_matrix`).  Both are imported when the

@@ -1,4 +1,4 @@
-"""Paper 002's exponential mechanism: φ ∝ exp(ε q(D,φ)/(2Δq)) is ε-DP, and its factor 2 matters.
+"""The survey's exponential mechanism: φ ∝ exp(ε q(D,φ)/(2Δq)) is ε-DP, and its factor 2 matters.
 
 Ids ``primitives.expmech_dp`` and ``primitives.expmech_factor2``.  The output laws come from the
 library's :func:`~dpverify.primitives.exponential.exponential_probabilities`; their privacy loss

@@ -1,4 +1,4 @@
-"""Paper 002's interactive vs non-interactive example (id ``primitives.interactive_example``): an erratum.
+"""The survey's interactive vs non-interactive example (id ``primitives.interactive_example``): an erratum.
 
 Printed: f1 counts the diabetics aged 40–79, f2 those aged 40–59; interactively f1 gets Lap(1/ε) and
 f2, "of sensitivity 2", Lap(2/ε); non-interactively both get Lap(2/ε), so the interactive release

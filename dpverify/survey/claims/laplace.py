@@ -1,4 +1,4 @@
-"""Paper 002's Laplace mechanism: M(D) = f(D) + Lap(Δf/ε) is ε-DP (id ``primitives.laplace_dp``).
+"""The survey's Laplace mechanism: M(D) = f(D) + Lap(Δf/ε) is ε-DP (id ``primitives.laplace_dp``).
 
 The supremum of the output log-density ratio is derived by regions (sympy), checked on a grid,
 and tied to the library: :func:`~dpverify.primitives.additive.laplace_scale` is the scale and

@@ -1,4 +1,4 @@
-"""Paper 002's (α, β)-usefulness of Laplace answers (id ``primitives.usefulness_laplace``): an erratum.
+"""The survey's (α, β)-usefulness of Laplace answers (id ``primitives.usefulness_laplace``): an erratum.
 
 Printed: m answers with Lap(Δf/ε) noise satisfy Pr(max_f |F(D) − F̂(D)| ≤ α) **>** 1 − β for
 α = (Δf/ε)·ln(m/β).  For m = 1 the probability is exactly 1 − β, so the strict inequality fails;
@@ -17,7 +17,7 @@ from dpverify.claims import Outcome, Source, Verdict, claim
 from dpverify.primitives.usefulness import laplace_alpha, laplace_failure_probability, simulate_failure_probability
 from dpverify.toolkit import erratum_outcome, symbolic_equal
 
-S_USE = Source("002", "(α,β)可用性", "Pr(max_f |F(D) − F̂(D)| ≤ α) > 1 − β")
+S_USE = Source("002", "(α, β)-usefulness ((α,β)可用性)", "Pr(max_f |F(D) − F̂(D)| ≤ α) > 1 − β")
 CASES = [(1.0, 1.0, 10, 0.05), (2.0, 0.5, 100, 0.01), (1.0, 0.1, 1, 0.1), (1.0, 2.0, 3, 0.2)]  # (Δf, ε, m, β)
 
 
