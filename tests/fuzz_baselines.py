@@ -1271,7 +1271,7 @@ OVERRIDES.update({
         "library": "diffprivlib", "samples": 2000, "only": ["Binary"], "rng": 0, "stream": None})),
     "dpverify.mechanisms.adapters.stated.opendp_claim": Lazy(lambda: None if _opendp_laplace() is None else {
         "measurement": _opendp_laplace(), "d_in": 1.0}),
-    "dpverify.selftest.claims.conform.conform_outcome": Lazy(lambda: _optional("opendp.prelude", {
+    "dpverify.conform.findings.conform_outcome": Lazy(lambda: _optional("opendp.prelude", {
         "sampled": "max_divergence", "stated": "max_divergence", "samples": 1000})),
     "dpverify.audit.cli_inputs.audit_stated": {"args": Lazy(_audit_args), "mech": _gauss_mechanism,
                                                "pairs": [(0.0, 1.0)], "stat": "auto", "notes": []},

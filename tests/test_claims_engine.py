@@ -105,7 +105,7 @@ def test_registered_claims_are_well_formed():
 
     from dpverify.rooms import room_of
 
-    spaces = {"continual", "rr", "pca", "primitives", "audit", "conform"}
+    spaces = {"continual", "rr", "pca", "primitives", "audit"}
     assert spaces <= reserved_namespaces()  # the shipped rooms' namespaces are reserved
     for c in all_claims():
         src = source_of(c.id) or ""

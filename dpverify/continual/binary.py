@@ -203,7 +203,7 @@ class BinaryMechanismStream(BoundedStream):
         for j in range(1, len(alpha)):
             acc[j] = acc[j - 1] + (alpha[j - 1] if (t0 >> (j - 1)) & 1 else 0)  # counts since that time
         c, _ = self._tree_nodes(a, lo, 2, acc)  # the p-sums α ending at lo .. hi
-        x = c + self._noise(t0, m)
+        x = c + self._run_noise(t0, m)
         out = self._tree_fill(x, lo, 2, base)
         for j in range(len(alpha)):  # Alg. 2's state at hi: the p-sums of its set bits
             e = hi >> j << j
@@ -211,18 +211,6 @@ class BinaryMechanismStream(BoundedStream):
                 alpha[j], hat[j] = int(c[e - lo]), x[e - lo].item()
         self.t = hi
         return out
-
-    def _noise(self, lo: int, m: int) -> np.ndarray:
-        """The noise of p-sums lo + 1 .. lo + m, from the aligned runs (drawn when first reached)."""
-        parts, pos = [], lo
-        while pos < lo + m:
-            if self._buf is None or not self._lo <= pos < self._lo + self._buf.size:
-                self._draw(pos)
-            take = min(lo + m - pos, self._lo + self._buf.size - pos)
-            parts.append(self._buf[pos - self._lo : pos - self._lo + take])
-            pos += take
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
 
 _PIECE = 1 << 16  # push_many works on pieces of this many counts (their temporaries stay in cache)
 

@@ -227,7 +227,7 @@ class KaryStream(BoundedStream):
     def _chunk(self, a: np.ndarray) -> np.ndarray:
         lo, m, k = self.t + 1, a.size, self.k
         c, P = self._tree_nodes(a, lo, k, self._acc)
-        z = self._noise(lo - 1, m)
+        z = self._run_noise(lo - 1, m)
         if self.noise == "laplace":
             lam = self._lam[lo - 1 : lo - 1 + m]
             x = (lam * c + z) / lam
@@ -246,18 +246,6 @@ class KaryStream(BoundedStream):
             p *= k
         self.t = hi
         return out
-
-    def _noise(self, lo: int, m: int) -> np.ndarray:
-        """The noise of nodes lo + 1 .. lo + m, from the aligned runs (drawn when first reached)."""
-        parts, pos = [], lo
-        while pos < lo + m:
-            if self._buf is None or not self._lo <= pos < self._lo + self._buf.size:
-                self._draw(pos)
-            take = min(lo + m - pos, self._lo + self._buf.size - pos)
-            parts.append(self._buf[pos - self._lo : pos - self._lo + take])
-            pos += take
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
 
 _PIECE = 1 << 16  # push_many works on pieces of this many counts (their temporaries stay in cache)
 

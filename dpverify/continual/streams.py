@@ -167,3 +167,15 @@ class BoundedStream:
                     np.add(out[q :: k * p][: tgt.size], x[i :: k * p], out=tgt)
             p, v = p // k, v - 1
         return out
+
+    def _run_noise(self, lo: int, m: int) -> np.ndarray:
+        """The noise of nodes lo + 1 .. lo + m, from the aligned runs of :data:`CHUNK` a subclass draws
+        into ``self._buf`` (starting at node ``self._lo + 1``) by ``self._draw(pos)`` when first reached."""
+        parts, pos = [], lo
+        while pos < lo + m:
+            if self._buf is None or not self._lo <= pos < self._lo + self._buf.size:  # type: ignore[attr-defined]
+                self._draw(pos)  # type: ignore[attr-defined]
+            take = min(lo + m - pos, self._lo + self._buf.size - pos)  # type: ignore[attr-defined]
+            parts.append(self._buf[pos - self._lo : pos - self._lo + take])  # type: ignore[attr-defined]
+            pos += take
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)

@@ -66,7 +66,14 @@ def expsum(expr, eps: sp.Symbol) -> dict:
     return {b: a for b, a in out.items() if a != 0}
 
 
-def _mul(f: dict, g: dict) -> dict:
+def exp_product(f: dict, g: dict) -> dict:
+    """The product of two sums of powers, each a dict exponent -> coefficient (zero terms dropped).
+
+    Also the product the exact programs use (:mod:`dpverify.exact.programs.geometric`, ``tails``).
+
+    >>> exp_product({0: 1, 1: 2}, {1: 3, -1: 1})
+    {1: 3, -1: 1, 2: 6, 0: 2}
+    """
     out: dict = {}
     for b1, a1 in f.items():
         for b2, a2 in g.items():
@@ -147,8 +154,8 @@ def prove_by_partial_sums(P, eps: sp.Symbol, pairs, why: str, rng: np.random.Gen
     for i, j in pairs:
         for o in range(P.shape[1]):
             (Ni, Di), (Nj, Dj) = parts[i][o], parts[j][o]
-            h = _mul(Ni, Dj)
-            for b, a in _mul(E, _mul(Nj, Di)).items():
+            h = exp_product(Ni, Dj)
+            for b, a in exp_product(E, exp_product(Nj, Di)).items():
                 h[b] = h.get(b, 0) - a
             h = {b: a for b, a in h.items() if a != 0}
             checked += 1

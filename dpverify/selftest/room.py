@@ -4,8 +4,7 @@ The auditor's controls (correct mechanisms it must never refute), its planted bu
 mechanisms it must refute), the floating-point attacks on Laplace releases, the auditor's validity
 and power, and the exact LDP checker's self-check.  The claims keep the ids ``audit.*`` they had
 when they lived inside the auditor, so the room registers that namespace; the auditor's own
-proofs stay with the auditor (``audit/<file>.md``).  The checks of what libraries state about
-their own measurements (``dpverify conform``) are claims ``conform.*``.
+proofs stay with the auditor (``audit/<file>.md``).
 """
 
 from dpverify.rooms import Room
@@ -14,7 +13,7 @@ ROOM = Room(
     name="selftest",
     summary="the library's self-tests: the auditor's controls and planted bugs, floating-point attacks, "
             "the auditor's validity and power, the exact LDP checker",
-    namespaces=("audit", "conform"),
+    namespaces=("audit",),
     glossary=(("control", "a correct mechanism the auditor must never refute: its claim audit.control.* can only "
                           "come out inconclusive"),
               ("planted bug", "a broken mechanism the auditor must refute (claims audit.bug.*)")),

@@ -27,7 +27,7 @@ def test_no_two_rooms_share_a_claim_prefix():
             seen[ns] = r.name
 
 
-@pytest.mark.parametrize("name, prefixes", [("survey", ("primitives.",)), ("selftest", ("audit.", "conform."))])
+@pytest.mark.parametrize("name, prefixes", [("survey", ("primitives.",)), ("selftest", ("audit.",))])
 def test_every_claims_module_registers_claims_of_its_room(name, prefixes):
     """The room's claims are exactly those of its claims/ modules, and each module holds some."""
     modules = claim_module_names(room(name))
@@ -38,7 +38,7 @@ def test_every_claims_module_registers_claims_of_its_room(name, prefixes):
 
 
 def test_proofs_resolve_in_their_rooms():
-    for c in all_claims("primitives.") + all_claims("audit.") + all_claims("conform."):
+    for c in all_claims("primitives.") + all_claims("audit."):
         assert c.proof and proof_path(c.proof) is not None, (c.id, c.proof)
     assert proof_path("survey/laplace_dp.md").parent.parent.name == "survey"
     assert proof_path("primitives/discrete_laplace_sampler.md").parent.parent.name == "primitives"

@@ -32,6 +32,8 @@ import numbers
 from sympy import QQ
 from sympy.polys.fields import field
 
+from dpverify.exact.expsums import exp_product
+
 __all__ = ["FIELD", "T", "Factor", "point", "path_sum", "sum_terms", "tail_ge"]
 
 FIELD, T = field("t", QQ)
@@ -118,14 +120,6 @@ class Factor:
         return f"Factor({self.kind!r}, a={self.a}, s={self.s})"
 
 
-def _times(x: dict, y: dict) -> dict:
-    out: dict = {}
-    for e1, c1 in x.items():
-        for e2, c2 in y.items():
-            out[e1 + e2] = out.get(e1 + e2, 0) + c1 * c2
-    return {e: c for e, c in out.items() if c != 0}
-
-
 def sum_terms(terms: dict, lo, hi):
     """Σ_{ρ=lo}^{hi} Σ_e c_e·t^{eρ} exactly; ``lo`` may be None (−∞) and ``hi`` None (+∞).
 
@@ -187,6 +181,6 @@ def path_sum(factors, lo=None, hi=None):
         probe = start if start is not None else (end if end is not None else 0)
         terms = {0: ONE}
         for f in factors:
-            terms = _times(terms, f.terms(probe >= f.split))
+            terms = exp_product(terms, f.terms(probe >= f.split))
         total += sum_terms(terms, a_lo, a_hi)
     return total

@@ -48,20 +48,13 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from dpverify.exact.expsums import exp_product
 from dpverify.exact.programs.context import OutVar
 from dpverify.exact.programs.geometric import FIELD, ONE, T, Factor, sum_terms
 from dpverify.exact.programs.law import EPSILON, Evaluator, output_shape as shape_of
 from dpverify.exact.signs import X, XDomain, positive_cells, x_set_to_epsilon
 
 __all__ = ["prove_program"]  # gap_tail and tail_verdict are its internal steps
-
-
-def _times(x: dict, y: dict) -> dict:
-    out: dict = {}
-    for e1, c1 in x.items():
-        for e2, c2 in y.items():
-            out[e1 + e2] = out.get(e1 + e2, 0) + c1 * c2
-    return {e: c for e, c in out.items() if c != 0}
 
 
 def _add(form: dict, key, c) -> None:
@@ -82,7 +75,7 @@ def gap_tail(ev: Evaluator, ctx, var: OutVar):
     W0 = max(var.at_least, -s0 - b1)
     left = {0: ONE}
     for f in others:
-        left = _times(left, f.terms(False))
+        left = exp_product(left, f.terms(False))
     form: dict = {}
     for e, g in left.items():
         _add(form, (-e, 0), c * g * T ** (-e * s0 + a - e) / (1 - T ** (a - e)))  # ρ < −s
@@ -98,7 +91,7 @@ def gap_tail(ev: Evaluator, ctx, var: OutVar):
         end = cuts[i + 1] - 1 if i + 1 < len(cuts) else None
         terms = {a: ONE}
         for f in others:
-            terms = _times(terms, f.terms(start >= f.split))
+            terms = exp_product(terms, f.terms(start >= f.split))
         high += sum_terms(terms, start, end)
     _add(form, (a, 0), c * T ** (a * s0) * high)
     return W0, {k: v for k, v in form.items() if v != 0}

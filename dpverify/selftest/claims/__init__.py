@@ -7,8 +7,7 @@
 - :mod:`.floating_point` — floating-point attacks on Laplace releases (``audit.fp_*``);
 - :mod:`.ldp_checker` — the exact LDP checker against a brute force (``audit.ldp.checker``);
 - :mod:`.audit_api` — :func:`dpverify.audit.audit` itself, the path the CLI uses (``audit.api.*``);
-- :mod:`.checkdp` — the exact verifier on the CheckDP benchmark programs (``audit.checkdp.*``);
-- :mod:`.conform` — installed libraries against their own stated privacy (``conform.*``).
+- :mod:`.checkdp` — the exact verifier on the CheckDP benchmark programs (``audit.checkdp.*``).
 
 Every audit is seeded; the seeds are in the evidence.  The claims engine finds these modules
 (:func:`dpverify.rooms.claim_module_names`); importing one registers its claims.
