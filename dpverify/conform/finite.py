@@ -31,6 +31,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from dpverify.proofdocs import proven
 from dpverify.validation import check_finite_array, check_probability, check_real
 
 __all__ = ["KINDS", "MAX_CELLS", "ORDERS", "box", "exact", "fits", "lower"]
@@ -119,6 +120,7 @@ def exact(kind: str, p, q, *, at=None) -> float:
     return max(_one_way(kind, p, q, a), _one_way(kind, q, p, a))
 
 
+@proven("conform/finite_bounds.md")
 def lower(kind: str, counts_p, counts_q, *, alpha: float, at=None) -> float:
     """A lower bound of the divergence ``kind`` of the true cell laws behind two count vectors, valid with
     probability ≥ 1 − ``alpha`` (simultaneous Clopper–Pearson boxes; module docstring).
