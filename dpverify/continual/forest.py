@@ -33,7 +33,7 @@ import numpy as np
 from dpverify.validation import check_budget, check_elements
 from dpverify.continual.checks import MAX_TOTAL, check_n, check_noise_scale
 from dpverify.continual.fenwick_tree import descent_sums
-from dpverify.continual.streams import CHUNK, BoundedStream
+from dpverify.continual.streams import CHUNK, PIECE, BoundedStream
 from dpverify.primitives.sampling import discrete_laplace
 
 __all__ = ["complete_blocks", "check_blocks", "block_of", "forest_descent_sums", "ForestStream", "check_noise_scale"]
@@ -138,7 +138,6 @@ def forest_descent_sums(x, blocks: Sequence[tuple[int, int]]) -> np.ndarray:
     return out
 
 
-_PIECE = 1 << 16  # push_many works on at most this many counts at a time (its temporaries stay in cache)
 
 
 class ForestStream(BoundedStream):
@@ -259,7 +258,7 @@ class ForestStream(BoundedStream):
         while pos < a.size:
             o, size = self._blocks[self._block]
             lo = self.t + 1 - o  # local index of the first count
-            m = min(a.size - pos, size - lo + 1, _PIECE)  # pieces that stay in cache; same values
+            m = min(a.size - pos, size - lo + 1, PIECE)  # pieces that stay in cache; same values
             parts.append(self._segment(a[pos : pos + m], o, size, lo))
             pos += m
         if not parts:

@@ -218,11 +218,7 @@ class KaryStream(BoundedStream):
         >>> a.push_many([1, 0, 2, 1]).tolist() + [a.push(3)] == [b.push(x) for x in (1, 0, 2, 1, 3)]
         True
         """
-        a = self.admit_many(counts)
-        parts = [self._chunk(a[i : i + _PIECE]) for i in range(0, a.size, _PIECE)]
-        if not parts:
-            return self.empty()
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return self._in_pieces(counts)
 
     def _chunk(self, a: np.ndarray) -> np.ndarray:
         lo, m, k = self.t + 1, a.size, self.k
@@ -246,9 +242,6 @@ class KaryStream(BoundedStream):
             p *= k
         self.t = hi
         return out
-
-_PIECE = 1 << 16  # push_many works on pieces of this many counts (their temporaries stay in cache)
-
 
 def _register():
     from dpverify.continual.methods import ContinualMethod, register_method

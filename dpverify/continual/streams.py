@@ -21,7 +21,7 @@ from dpverify.validation import as_generator, check_counts, check_finite_array
 from dpverify.continual.checks import MAX_TOTAL, check_count, check_eps, check_n, check_noise
 from dpverify.primitives.sampling import discrete_laplace
 
-__all__ = ["CHUNK", "BoundedStream", "draw_run"]
+__all__ = ["CHUNK", "PIECE", "BoundedStream", "draw_run"]
 
 # noise is drawn in (aligned) runs of this many nodes, batch and stream alike; 2^15 rather than 4096
 # since the stream speed-up: the exact sampler's cost per call is then spread over 8 times more draws
@@ -50,6 +50,9 @@ def draw_run(lam: np.ndarray, epsilon: float, rng: np.random.Generator, noise: s
     if noise == "discrete":
         return discrete_laplace(1.0 / (epsilon * lam), lam.size, rng)  # proof: discrete-noise
     raise ValueError(f"noise must be 'laplace' or 'discrete', got {noise!r}")
+
+
+PIECE = 1 << 16  # push_many works on pieces of this many counts (their temporaries stay in cache)
 
 
 class BoundedStream:
@@ -167,6 +170,15 @@ class BoundedStream:
                     np.add(out[q :: k * p][: tgt.size], x[i :: k * p], out=tgt)
             p, v = p // k, v - 1
         return out
+
+    def _in_pieces(self, counts) -> np.ndarray:
+        """``push_many`` of a stream with a ``_chunk(a)`` method: the counts admitted, then released in
+        pieces of :data:`PIECE` (their temporaries stay in cache)."""
+        a = self.admit_many(counts)
+        parts = [self._chunk(a[i : i + PIECE]) for i in range(0, a.size, PIECE)]  # type: ignore[attr-defined]
+        if not parts:
+            return self.empty()
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def _run_noise(self, lo: int, m: int) -> np.ndarray:
         """The noise of nodes lo + 1 .. lo + m, from the aligned runs of :data:`CHUNK` a subclass draws

@@ -132,7 +132,7 @@ def finding_html(c: Mapping[str, Any], anchor: str) -> str:
     differs = "" if c.get("as_expected", True) else f' <span class="differs">expected {_e(c.get("expected"))}</span>'
     return (f'<li class="finding">{badge(str(c.get("verdict")))} <a href="#{anchor}"><code>{_e(c["id"])}</code></a>'
             f'{differs} <span class="src">{_e(source_text(c))}</span>'
-            f'<div class="stmt">{prose_html(str(c.get("statement", "")))}</div>'
+            f'<div class="stmt">{statement_html(str(c.get("statement", "")))}</div>'
             f'<div class="why"><strong>Why:</strong> {prose_html(reason(c))}{generated} '
             f'<a href="#{anchor}-evidence">evidence</a></div></li>')
 
@@ -164,7 +164,7 @@ def claim_html(
     out = [f'<article id="{anchor}" class="claim v-{_e(verdict)}">',
            f"<h3><code>{_e(c['id'])}</code> {badge(verdict)}"
            + ("" if same else f' <span class="differs">✗ expected {_e(expected)}</span>') + "</h3>",
-           f'<blockquote class="statement">{prose_html(str(c.get("statement", "")))}</blockquote>']
+           f'<blockquote class="statement">{statement_html(str(c.get("statement", "")))}</blockquote>']
     if verdict != "holds":
         out.append(f'<p class="why"><strong>Why:</strong> {prose_html(reason(c))}</p>')
     meta = [f"source {src}", f"method {_e(c.get('method', ''))}", f"expected {_e(expected)}",
@@ -229,3 +229,22 @@ def status_line(claims: list[Mapping[str, Any]], provenance: Mapping[str, Any]) 
 
 def _plural(n: int, word: str) -> str:
     return word if n == 1 else word + "s"
+
+
+def statement_html(text: str) -> str:
+    """A claim's statement as HTML: set with its math (:func:`~dpverify.report.mathtext.prose_html`),
+    and, when setting it changed anything, the statement exactly as written beside it (a statement is
+    always quoted exactly).
+
+    >>> statement_html("p < 1")
+    'p &lt; 1'
+    >>> statement_html("2^(m−1)")
+    '2<sup>m−1</sup><span class="exact"> (as written: <code>2^(m−1)</code>)</span>'
+    """
+    import html
+
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    exact = html.escape(text)
+    shown = prose_html(text)
+    return shown if shown == exact else f'{shown}<span class="exact"> (as written: <code>{exact}</code>)</span>'

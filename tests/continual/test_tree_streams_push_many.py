@@ -4,7 +4,7 @@ the binary stream releases integers under discrete noise."""
 import numpy as np
 import pytest
 
-from dpverify.continual import binary, kary, release, stream
+from dpverify.continual import binary, kary, release, stream, streams
 
 pytestmark = pytest.mark.filterwarnings("ignore:noise=.laplace.:UserWarning")
 
@@ -31,7 +31,7 @@ def test_push_many_gives_the_releases_of_one_push_per_count(method, opts, noise,
     """Same seed: the same integers (discrete) or the same floats bit for bit (Laplace), across the
     aligned noise runs and the pieces push_many splits a chunk into (both made small here)."""
     module = kary if method == "kary-fda" else binary
-    monkeypatch.setattr(module, "_PIECE", 301)
+    monkeypatch.setattr(streams, "PIECE", 301)  # the pieces push_many splits a chunk into
     monkeypatch.setattr(module, "CHUNK", 1000)  # the batch release and the stream read the same name
     n = 9000
     a = np.random.default_rng(1).integers(0, 6, size=n)

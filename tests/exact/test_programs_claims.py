@@ -65,3 +65,14 @@ def test_gapsparsevector_with_too_little_gap_noise_is_refuted(monkeypatch):
         return tuple(out)
     monkeypatch.setattr(checkdp, "gapsparsevector", bad)
     assert verdict("audit.checkdp.gapsparsevector") is not Verdict.HOLDS
+
+
+def test_gapsparsevector_releasing_a_query_without_noise_is_refuted(monkeypatch):
+    """The noise removed, not only shrunk: one query released exactly gives an infinite ε′."""
+    orig = checkdp.gapsparsevector
+
+    def bare(ctx, q, T, NN):
+        return orig(ctx, q, T, NN) + (int(q[0]),)
+    monkeypatch.setattr(checkdp, "gapsparsevector", bare)
+    r = run_claims([get_claim("audit.checkdp.gapsparsevector")])[0]
+    assert r.verdict is Verdict.REFUTED and "ε′ = oo" in r.outcome.summary, r.outcome.summary
