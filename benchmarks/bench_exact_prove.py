@@ -2,7 +2,8 @@
 
 Targets: a 2 x 2 law in under 1 s; a 10 x 10 law with rational entries in e^ε in under 10 s; k-ary
 randomized response with the binary keep probability e^ε / (1 + e^ε): ``epsilon_needed`` equals
-ε + log(k − 1) exactly (checked with ``sympy.simplify``).
+ε + log(k − 1) exactly (checked with ``sympy.simplify``). Then the catalogue
+(:func:`dpverify.exact.catalogue.prove_catalogue`): the families proved for every ε > 0, with CPU seconds.
 
     python3 benchmarks/bench_exact_prove.py [--seed 1] [--k 3 5 10]
 """
@@ -68,6 +69,13 @@ def main(argv=None):
         r = timed(f"{k}-ary RR with binary keep e^eps/(1+e^eps)", lambda: prove(kary(k, keep), epsilon=EPS))
         need = r.counterexample.epsilon_needed
         print(f"    epsilon_needed = {need}; equals eps + log(k-1): {sp.simplify(need - EPS - sp.log(k - 1)) == 0}")
+    from dpverify.exact.catalogue import prove_catalogue
+
+    c0 = time.process_time()
+    s = prove_catalogue()
+    print(f"{s.summary()}  cpu {time.process_time() - c0:.2f} s")
+    for row in s.with_status("proved"):
+        print(f"    {row.family:<40} cpu {row.seconds:5.2f} s")
 
 
 if __name__ == "__main__":

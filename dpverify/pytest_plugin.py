@@ -388,4 +388,4 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     write_baseline(path, entries)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
-        reporter.write_line(f"dpverify: wrote {len(entries)} claims to the baseline {path}")
+        reporter.write_line(f"dpverify: wrote {len(entries)} {'claim' if len(entries) == 1 else 'claims'} to the baseline {path}")

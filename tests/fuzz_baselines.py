@@ -322,6 +322,19 @@ def _nb_a_logistic():
 NB_A_REPORT, NB_A_ZCDP, NB_A_CONSOLE = Lazy(_nb_a_report), Lazy(_nb_a_zcdp), Lazy(_nb_a_console)
 
 
+def _opendp_batch(kind):
+    """A randomized response and a composition of 4 copies of it (None when OpenDP is not installed)."""
+    if _optional("opendp.prelude", {}) is None:
+        return None
+    import opendp.prelude as dp
+
+    rr = dp.m.make_randomized_response_bool(prob=0.75)
+    if kind == "compose":
+        return {"measurement": rr, "copies": 4}
+    make = getattr(dp.c, "make_composition", None) or dp.c.make_basic_composition
+    return {"composition": make([rr] * 4), "arg": True}
+
+
 def _optional(package, kwargs):
     """kwargs when the optional ``package`` imports (imported here, once: the forked calls inherit it), else None."""
     try:
@@ -840,6 +853,8 @@ OVERRIDES = {
     "dpverify.mechanisms.adapters.diffprivlib": Lazy(lambda: _optional("diffprivlib", {
         "mechanism": "Laplace", "epsilon": 1.0, "sensitivity": 1.0})),
     "dpverify.mechanisms.adapters.opendp": Lazy(lambda: _optional("opendp.prelude", {"measurement": "laplace", "scale": 1.0})),
+    "dpverify.mechanisms.adapters.opendp_batch.compose": Lazy(lambda: _opendp_batch("compose")),
+    "dpverify.mechanisms.adapters.opendp_batch.releases": Lazy(lambda: _opendp_batch("releases")),
     "dpverify.mechanisms.adapters.common.coerce_all": {"params": {"scale": "2", "T": "float", "prob": 0.75}},
     "dpverify.mechanisms.adapters.common.missing_package": {"package": "opendp", "extra": "opendp",
                                                             "exc": Lazy(lambda: ModuleNotFoundError("No module named 'opendp'"))},
@@ -945,6 +960,12 @@ OVERRIDES = {
     "dpverify.exact.programs.context.Threshold": {"T": 2},
     "dpverify.exact.closed.KRRLaw": {"k": 3},
     "dpverify.exact.closed.ExponentialLaw": {"pairs": (((0.0, 1.0), (1.0, 1.0)),), "sensitivity": 1.0, "factor": 2.0},
+    "dpverify.exact.catalogue.prove_catalogue": {"names": ["primitives.randomized_response"]},
+    "dpverify.exact.catalogue.FamilyProof": None,  # a record prove_catalogue returns
+    "dpverify.exact.catalogue.CatalogueProofs": None,  # a record prove_catalogue returns
+    "dpverify.exact.dipc.decide": {"name": "rr"},
+    "dpverify.exact.lumped.GeometricLaw": {"pairs": ((0, 1),), "scale": 1},
+    "dpverify.exact.argmax.ArgmaxExpLaw": {"pairs": (((0, 0), (1, 0)),), "scale": 2},
     "dpverify.exact.mechanism.prove_mechanism": {"mechanism": Lazy(lambda: __import__(
         "dpverify.mechanisms", fromlist=["x"]).catalogue()["audit.mechanisms.KRR"]), "epsilon": _EPS},
     "dpverify.mechanisms.protocol.SymbolicLaw": {"epsilon": _EPS, "matrix": Lazy(_exact_law), "inputs": (0, 1),
@@ -953,9 +974,26 @@ OVERRIDES = {
     "dpverify.exact.programs.tails.prove_program": {"law": Lazy(lambda: __import__(
         "dpverify.exact.programs.law", fromlist=["x"]).program_law(__import__(
             "dpverify.exact.programs.checkdp", fromlist=["x"]).noisymax, [(0, 0), (1, 0)])), "pairs": [(0, 1), (1, 0)]},
+    "dpverify.exact.programs.tails.fails_set": {"cond": Lazy(lambda: __import__(
+        "dpverify.exact.programs.geometric", fromlist=["x"]).T), "unit": 1},
+    "dpverify.exact.programs.confirm.plan_confirmation": {"law": Lazy(lambda: __import__(
+        "dpverify.exact.programs.law", fromlist=["x"]).program_law(__import__(
+            "dpverify.exact.programs.checkdp", fromlist=["x"]).badpartialsum, [(0,), (1,)])), "pairs": [(0, 1), (1, 0)]},
+    "dpverify.exact.programs.confirm.confirm": {"law": Lazy(lambda: _bad_sum()[0]), "plan": Lazy(lambda: _bad_sum()[1]),
+                                               "samples": 2000},
     "dpverify.toolkit.shapes.checked_coo": {"A": Lazy(lambda: __import__("scipy.sparse", fromlist=["x"]).coo_matrix(
         np.eye(2))), "name": "A"},
 }
+
+
+@functools.lru_cache(maxsize=1)
+def _bad_sum():
+    """badpartialsum's law on (0,), (1,) and the auditor's plan for it (confirm's baseline)."""
+    from dpverify.exact.programs import checkdp, program_law
+    from dpverify.exact.programs.confirm import plan_confirmation
+
+    law = program_law(checkdp.badpartialsum, [(0,), (1,)])
+    return law, plan_confirmation(law, [(0, 1), (1, 0)])
 
 
 def _product_law(law0, law1):

@@ -329,7 +329,7 @@ def test_every_finished_claim_is_covered():
     from pathlib import Path
 
     root = Path(__file__).resolve().parent
-    files = [*root.glob("test_claims_mutations*.py"), root / "rr" / "test_rr_claims.py",
+    files = [*root.glob("test_claims_mutations*.py"), root / "rr" / "test_rr_claims.py", root / "rr" / "test_delta_claims.py",
              *sorted((root / "continual").glob("test_*.py"))]
     text = "".join(f.read_text(encoding="utf-8") for f in files)
     ids = [c.id for c in all_claims() if re.match(r"(rr\.|audit\.ldp\.|continual\.(?!import))", c.id)

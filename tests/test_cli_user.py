@@ -377,3 +377,24 @@ def test_e_to_the_epsilon_never_prints_as_euler_e():
     ev = json.dumps(result_to_json(run_claims(all_claims("rr.model2.standard_form"))[0])["evidence"],
                     ensure_ascii=False)
     assert not re.search(r"\bE\b", ev), ev
+
+
+# ------------------------------------------------------------------ verify's summary line
+
+
+def test_verify_summary_counts_read_as_english(tmp_path):
+    """One claim, one differing: '1 claim: ...; 1 differs', not '1 claims' / '1 differ'."""
+    import subprocess
+    import sys
+
+    f = tmp_path / "one_claim.py"
+    f.write_text(
+        "from dpverify.toolkit import claim, Source\n"
+        "@claim('zzone.wrong', source=Source('paper', '§1'), statement='s', method='exact computation')\n"
+        "def _c(thorough=False):\n"
+        "    from dpverify.claims import Outcome, Verdict\n"
+        "    return Outcome(Verdict.REFUTED, 'no', {})\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "dpverify", "verify", str(f)], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    text = " ".join(out.stdout.split())
+    assert "1 claim: " in text and "; 1 differs from the expected verdict" in text, out.stdout + out.stderr

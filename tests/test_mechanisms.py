@@ -458,3 +458,40 @@ def test_errors_describe_the_input_as_given():
         checked_sample(m, np.array([1.0]), RNG(0), 2)
     with pytest.raises(MechanismError, match=r"sample\(data=array\(1\.\) \(shape \(\)\), rng, n=2\)"):
         checked_sample(m, np.array(1.0), RNG(0), 2)
+
+
+# ----------------------------------------------------------------------------- proved for every ε (issue 27)
+
+
+def test_catalogue_line_proved_for_all_epsilon_or_points_with_reason(capsys):
+    """The catalogue's line: each family with a symbolic law is proved for all ε > 0; every other one
+    falls back to points, with the reason (``dpverify prove --catalogue`` prints the same table)."""
+    from dpverify.exact.catalogue import prove_catalogue
+
+    s = prove_catalogue()
+    cat = catalogue()
+    assert [r.family for r in s.rows] == cat.names()
+    for r in s.rows:
+        symbolic = hasattr(cat[r.family], "symbolic_law")
+        assert r.status == ("proved" if symbolic else "points"), (r.family, r.reason)
+        assert r.reason and (not symbolic or "holds for every epsilon > 0" in r.reason), r.family
+    assert s.with_status("proved") and not s.with_status("refuted") and not s.with_status("unknown")
+    assert s.summary() == (f"catalogue: {len(cat)} families; {len(s.with_status('proved'))} proved for all ε > 0; "
+                           f"{len(s.with_status('points'))} fall back to points")
+    with capsys.disabled():
+        print("\n" + s.summary())
+
+
+def test_catalogue_line_reports_a_wrong_symbolic_law(monkeypatch):
+    """The line can flip: k-RR whose symbolic keep probability uses e^{2ε} is refuted, and the summary says so."""
+    from planted import doubled_krr_law
+
+    from dpverify.exact.catalogue import prove_catalogue
+    from dpverify.exact.closed import KRRLaw
+
+    monkeypatch.setattr(KRRLaw, "__call__", lambda self, e: doubled_krr_law(self.k, e))
+    s = prove_catalogue(names=["primitives.randomized_response", "primitives.laplace_mechanism"])
+    assert [r.status for r in s.rows] == ["refuted", "points"]
+    assert "1 refuted" in s.summary() and "0 proved" in s.summary()
+    with pytest.raises(ValueError, match="names must be catalogue families"):
+        prove_catalogue(names=["nope"])

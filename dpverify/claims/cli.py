@@ -123,7 +123,9 @@ def _load(args: argparse.Namespace) -> tuple[list, list, str | None]:
     from dpverify.claims.model import check_timeout
 
     limit = _LOAD_LIMIT if args.timeout is None else check_timeout(args.timeout, "--timeout")
-    return claims_to_run(list(args.sources or []), only=args.only, limit=limit)
+    # --save keeps the figures: the check of a claim from a user's file then draws its own (see _save)
+    return claims_to_run(list(args.sources or []), only=args.only, limit=limit,
+                         figures=bool(getattr(args, "save", None)))
 
 
 def _declared_instead(r, only: str | None) -> list:
@@ -140,12 +142,17 @@ def _save(args: argparse.Namespace, results: list, started, seconds: float) -> N
     from dpverify.report.build import draw_figures, results_document
 
     command = " ".join(["dpverify", *(shlex.quote(a) for a in sys.argv[1:])]) if sys.argv[1:] else "dpverify verify"
-    figures, figure_errors = draw_figures(results)  # the same figure fields as the report's JSON
+    # the same figure fields as the report's JSON; a claim from a user's file brings the figure its
+    # check's process drew (claims_to_run(figures=True)), the shipped rooms' figures are drawn here
+    figures, figure_errors = draw_figures(results)
     doc = results_document(results, command=command, started=started, total_seconds=seconds,
                            settings={"only": args.only, "jobs": args.jobs, "timeout": args.timeout,
                                      "thorough": args.thorough},
                            figures_drawn=figures, figure_errors=figure_errors)
-    atomic_write_text(args.save, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", force=True, name="--save")
+    from dpverify.claims.protocol import utf8_safe  # a lone surrogate (a file name in evidence) is escaped
+
+    atomic_write_text(args.save, json.dumps(utf8_safe(doc), indent=2, ensure_ascii=False) + "\n", force=True,
+                      name="--save")
     print(f"saved {len(results)} results to {args.save} (dpverify report --from {args.save} --out DIR)",
           file=sys.stderr)
 
@@ -175,9 +182,9 @@ def _print_results(console: Console, results: list) -> None:
     counts = {v: sum(r.verdict.value == v for r in results) for v in order}
     bad = [r for r in results if not r.as_expected]
     console.print(quote(
-        f"{len(results)} claims: "
+        f"{len(results)} {'claim' if len(results) == 1 else 'claims'}: "
         + ", ".join(f"{n} {v}" for v, n in counts.items())
-        + f"; {len(bad)} differ from the expected verdict"
+        + f"; {len(bad)} {'differs' if len(bad) == 1 else 'differ'} from the expected verdict"
     ))
     for r in bad:
         if r.verdict.value != "error":
@@ -193,8 +200,8 @@ def _gate(args: argparse.Namespace, js: list[dict]) -> int:
     current = {baseline_key(j["id"], args.thorough): entry_of(j) for j in js if j["verdict"] != "error"}
     if args.update_baseline:
         write_baseline(args.update_baseline, current)
-        print(f"baseline {args.update_baseline}: wrote {len(current)} claims"
-              + (f" ({len(js) - len(current)} errors left out)" if len(js) > len(current) else ""), file=sys.stderr)
+        print(f"baseline {args.update_baseline}: wrote {len(current)} {'claim' if len(current) == 1 else 'claims'}"
+              + (f" ({len(js) - len(current)} {'error' if len(js) - len(current) == 1 else 'errors'} left out)" if len(js) > len(current) else ""), file=sys.stderr)
         return 0
     if args.baseline:
         checked = check_baseline(args.baseline_data, current, rtol=args.rtol, atol=args.atol)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from dpverify.claims.checks import check_items
+from dpverify.validation import check_bool
 from dpverify.claims.loadguard import ChildLoadError, guarded_load, load_in_child
 from dpverify.claims.model import Claim, check_timeout
 from dpverify.claims.remote import RemoteCheck, check_module, record_of, remote_claims
@@ -33,7 +34,7 @@ from dpverify.claims.remote import RemoteCheck, check_module, record_of, remote_
 __all__ = ["claims_to_run", "not_reported"]
 
 
-def claims_to_run(sources: list[str], *, only: str | None = None, limit: float = 300.0
+def claims_to_run(sources: list[str], *, only: str | None = None, limit: float = 300.0, figures: bool = False
                   ) -> tuple[list, list[Claim], str | None]:
     """The claims to run and the rows of the sources that could not be loaded.
 
@@ -45,6 +46,12 @@ def claims_to_run(sources: list[str], *, only: str | None = None, limit: float =
         Keep the claims whose id starts with it (a non-empty prefix).
     limit : float
         Seconds the sources may take to load in the child.
+    figures : bool
+        The claims' figures will be drawn (``verify --save``, ``report``): the process that runs the
+        check of a claim whose file this process never imports also draws its figure and sends it
+        with its report (:func:`dpverify.claims.server.drawn_figure`), when the loading child saw a
+        figure function (the record's ``figure``); what drawing needs is then imported here, before
+        any check runs.  False (a plain ``verify``): nothing is drawn, and matplotlib is not imported.
 
     Returns
     -------
@@ -62,11 +69,12 @@ def claims_to_run(sources: list[str], *, only: str | None = None, limit: float =
     limit = check_timeout(limit, "limit")
     if only is not None and not (isinstance(only, str) and only):
         raise ValueError("--only needs a non-empty claim id prefix (leave --only out to select every claim)")
+    figures = check_bool(figures, "figures")
     if not sources:
-        return _rooms(only, limit)
+        return _rooms(only, limit, figures)
     recs, why = _records_in_child(sources, only, limit)
     if why is None:
-        claims = _stand_ins(recs, only)
+        claims = _stand_ins(recs, only, figures)
         return not_reported(sources, claims, only), claims, None
     failed, good = _blame(sources, limit, why)
     rest: list = []
@@ -75,7 +83,7 @@ def claims_to_run(sources: list[str], *, only: str | None = None, limit: float =
         if again is not None:  # they load alone, not together: nothing can be run safely
             failed, good = [(s, f"{why} (loading {', '.join(sources)} together)") for s in sources], []
         else:
-            rest = _stand_ins(recs, only)
+            rest = _stand_ins(recs, only, figures)
     rows = [r for spec, w in failed for r in unloaded(spec, w, only)] + not_reported(good, rest, only)
     return rows, rest, "; ".join(f"{spec}: {w}" for spec, w in failed)
 
@@ -126,13 +134,13 @@ def source_loader(spec: str) -> Callable[[], list[Claim]]:
     return lambda: load_sources([target]) if kind != "failed" else []
 
 
-def _stand_ins(recs: list | None, only: str | None) -> list[Claim]:
+def _stand_ins(recs: list | None, only: str | None, figures: bool) -> list[Claim]:
     if not isinstance(recs, list):
         raise ValueError("loading the claims sent a malformed message (not a list of claim records)")
-    return remote_claims(recs, source_loader, only)
+    return remote_claims(recs, source_loader, only, figures)
 
 
-def _rooms(only: str | None, limit: float) -> tuple[list, list[Claim], str | None]:
+def _rooms(only: str | None, limit: float, figures: bool) -> tuple[list, list[Claim], str | None]:
     """Every room.  The shipped rooms are imported here; the installed ones only in a loading
     child (stand-ins run in workers that import them again), one at a time when they fail
     together; those that fail give ``error`` rows and are skipped."""
@@ -155,7 +163,7 @@ def _rooms(only: str | None, limit: float) -> tuple[list, list[Claim], str | Non
         good = [r for r in installed if r not in [f for f, _ in failed]]
         recs = _room_records(good, only, limit)[0] if good else []
     by_name = {f"room:{r.name}": r for r in good}
-    stand_ins = remote_claims(recs or [], lambda spec: _room_loader(by_name[spec]), only)
+    stand_ins = remote_claims(recs or [], lambda spec: _room_loader(by_name[spec]), only, figures)
     rows = [row for r, w in failed for row in unloaded(r.package, f"room {r.name}: {w}", only)]
     problem = "; ".join(f"room {r.name} ({r.package}): {w}" for r, w in failed) or None
     return rows, sorted(claims + stand_ins, key=lambda c: c.id), problem

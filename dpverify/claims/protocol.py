@@ -8,6 +8,15 @@ types of a report (:func:`encode_result`), the index the worker was given, and a
 :class:`ProtocolError`: the parent makes the claim an ``error`` ("the worker sent a malformed
 message") and ends the worker.
 
+A report may carry the figure the check's process drew (``drawn``: only when the parent asked
+for it, :func:`dpverify.claims.server.report_text`): a dict holding the image as
+:func:`dpverify.report.figures.image_to_json` writes it, or the figure function's error.  Only its
+shape and size are checked here (:func:`image_size_problem`); :func:`read_result` hands it on as a
+:class:`DrawnFigure` in place of the figure data, and the report accepts the image only when it is
+a whole PNG whose header matches (:func:`dpverify.report.figures.image_problem`), else it shows a
+figure error.  A report nested deeper than :data:`MAX_NESTING` is refused, and every string of an
+accepted one is made writable as UTF-8 (:func:`utf8_safe`).
+
 :func:`quiet_stdout` is called in every worker before a check runs: file descriptor 1 then points
 where 2 does, so what a check prints (``print``, ``os.write(1, ...)``) goes to stderr and the
 parent alone writes stdout (``verify --json`` output cannot be preceded by a check's text).
@@ -35,11 +44,97 @@ __all__: list[str] = []
 #: Largest message a worker may send (bytes).
 MAX_MESSAGE = 64 * 2**20
 
+#: Longest image (base64 characters), caption and figure error (characters) a report may carry.
+MAX_IMAGE, MAX_CAPTION, MAX_FIGURE_ERROR = 8_000_000, 10_000, 100_000
+
+#: Deepest nesting of lists and dicts a report's evidence and figure data may have (the report
+#: converts them again: :data:`dpverify.claims.evidence.MAX_DEPTH` is 200).
+MAX_NESTING = 150
+
 _VERDICTS = frozenset(v.value for v in Verdict)
 
 
 class ProtocolError(Exception):
     """A worker sent something that is not the one report it was asked for."""
+
+
+class DrawnFigure:
+    """The figure data of a report whose check's process also drew the figure (in the parent, in
+    place of ``Outcome.figure_data``).
+
+    ``data`` is the figure data as sent; ``image`` the image's JSON as sent (a dict, checked by the
+    report before any use: :func:`dpverify.report.figures.image_from_json`) or None; ``error`` the
+    figure function's error, quoted as the check's process sent it, or why what it sent is not a
+    figure.  Exactly one of ``image`` and ``error`` is set.
+    """
+
+    __slots__ = ("data", "image", "error")
+
+    def __init__(self, data: Any, drawn: Any) -> None:
+        self.data, self.image, self.error = data, None, None
+        if not isinstance(drawn, dict) or set(drawn) != {"image", "error"}:
+            self.error = "the check's process sent a malformed figure (not a drawn image or an error)"
+        elif isinstance(drawn["image"], dict) and drawn["error"] is None:
+            problem = image_size_problem(drawn["image"])
+            self.image = drawn["image"] if problem is None else None
+            self.error = None if problem is None else f"the check's process sent a figure with {problem}"
+        elif drawn["image"] is None and isinstance(drawn["error"], str) and drawn["error"]:
+            self.error = drawn["error"][-MAX_FIGURE_ERROR:]
+        else:
+            self.error = "the check's process sent a malformed figure (not a drawn image or an error)"
+
+    def __repr__(self) -> str:
+        return f"DrawnFigure(image={self.image is not None}, error={self.error is not None})"
+
+
+def image_size_problem(img: dict) -> str | None:
+    """What is wrong with a drawn image's JSON before it may be sent ("an image larger than 8000000
+    base64 characters", "a caption longer than 10000 characters", ...), or None.  The check's
+    process tests its own image with it before sending; the parent tests what arrives."""
+    data, cap = img.get("png_base64"), img.get("caption", "")
+    if not isinstance(data, str):
+        return "an image without its PNG data (no png_base64 string)"
+    if len(data) > MAX_IMAGE:
+        return f"an image larger than {MAX_IMAGE} base64 characters"
+    if not isinstance(cap, str):
+        return "a caption that is not text"
+    if len(cap) > MAX_CAPTION:
+        return f"a caption longer than {MAX_CAPTION} characters"
+    return None
+
+
+def utf8_safe(obj: Any) -> Any:
+    """``obj`` (JSON values) with every string that cannot be written as UTF-8 (a lone surrogate, as
+    a file name read from a non-UTF-8 file system gives: ``'\\udce9'``) backslash-escaped instead;
+    a copy (of lists and dicts; other values as they are).  Nesting must be below the recursion
+    limit (:func:`check_result` bounds a report's).
+
+    >>> utf8_safe({"f": b"caf\\xe9".decode("utf-8", "surrogateescape"), "n": [1, "é"]})
+    {'f': 'caf\\\\udce9', 'n': [1, 'é']}
+    """
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return obj.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(obj, dict):
+        return {utf8_safe(k): utf8_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [utf8_safe(v) for v in obj]
+    return obj
+
+
+def nesting(obj: Any, limit: int) -> bool:
+    """Whether ``obj`` (JSON values) is nested no deeper than ``limit`` lists and dicts (no recursion)."""
+    todo = [(obj, 0)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, (list, dict)):
+            if d >= limit:
+                return False
+            todo.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return True
 
 
 def send(conn: Any, msg: dict) -> None:
@@ -50,20 +145,24 @@ def send(conn: Any, msg: dict) -> None:
 def encode_result(i: int, kind: str, payload: Any, left: int, tampered: str | None = None,
                   threads: int = 0) -> dict:
     """A report: task ``i``, ``kind`` "ok" (payload: verdict, evidence, figure, seconds, error,
-    summary) or "failed" (payload: a traceback), ``left`` processes the check left running,
+    summary, and the figure drawn or None) or "failed" (payload: a traceback), ``left`` processes
+    the check left running,
     ``tampered`` the first part of the claims engine the check changed in its worker (or None:
     :mod:`dpverify.claims.integrity`) and ``threads`` the Python threads it left running."""
     if kind == "ok":
-        verdict, ev, fig, secs, err, summary = payload
+        verdict, ev, fig, secs, err, summary, drawn = payload
         body = {"verdict": verdict, "evidence": ev, "figure": fig, "seconds": float(secs),
-                "error": err, "summary": summary}
+                "error": err, "summary": summary, "drawn": drawn}
     else:
         body = {"traceback": str(payload)}
     return {"i": int(i), "kind": kind, "left": int(left), "tampered": tampered, "threads": int(threads), **body}
 
 
 def read_result(conn: Any, expected: int) -> dict:
-    """One message from ``conn``, checked to be the report of task ``expected``; else ProtocolError."""
+    """One message from ``conn``, checked to be the report of task ``expected``; else ProtocolError.
+
+    A report with a drawn figure carries it as a :class:`DrawnFigure` in ``msg["figure"]``.  Every
+    string is made writable as UTF-8 (:func:`utf8_safe`)."""
     try:
         raw = conn.recv_bytes(maxlength=MAX_MESSAGE)
     except OSError as exc:  # longer than MAX_MESSAGE, or a broken frame
@@ -73,6 +172,9 @@ def read_result(conn: Any, expected: int) -> dict:
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise ProtocolError(f"not JSON ({type(exc).__name__})") from None
     check_result(msg, expected)
+    msg = utf8_safe(msg)  # every text it carries can be written out (a lone surrogate is escaped)
+    if msg["kind"] == "ok" and msg.get("drawn") is not None:
+        msg["figure"] = DrawnFigure(msg["figure"], msg["drawn"])
     return msg
 
 
@@ -88,7 +190,7 @@ def check_result(msg: Any, expected: int) -> None:
     common = {"i", "kind", "left", "tampered", "threads"}
     keys = (common | {"verdict", "evidence", "figure", "seconds", "error", "summary"} if kind == "ok"
             else common | {"traceback"} if kind == "failed" else None)
-    if keys is None or set(msg) != keys:
+    if keys is None or set(msg) - ({"drawn"} if kind == "ok" else set()) != keys:  # a report may leave "drawn" out
         raise ProtocolError("a message without the fields of a report")
     i, left = msg["i"], msg["left"]
     if type(i) is not int or i != expected:
@@ -111,6 +213,8 @@ def check_result(msg: Any, expected: int) -> None:
           and (msg["summary"] is None or isinstance(msg["summary"], str)))
     if not ok:
         raise ProtocolError("a report whose verdict, evidence, seconds, error or summary has the wrong type")
+    if not nesting(msg, MAX_NESTING):  # the report converts evidence and figure data again, recursively
+        raise ProtocolError(f"a report nested deeper than {MAX_NESTING} levels")
 
 
 def quiet_stdout() -> None:

@@ -32,6 +32,7 @@ import sys
 from typing import Any, Callable, Iterable
 
 from dpverify.claims.model import Claim, Method, Source, Verdict
+from dpverify.validation import check_bool
 
 #: No Python API: the stand-in claims of :mod:`dpverify.claims.loading` and the pytest plugin.
 __all__: list[str] = []
@@ -39,7 +40,8 @@ __all__: list[str] = []
 Loader = Callable[[], list]  # runs in a worker: imports a source and returns its claims
 
 _FIELDS = {"id": str, "source": list, "statement": str, "method": str, "expected": str, "proof": (str, type(None)),
-           "timeout": float, "module": str, "file": (str, type(None)), "spec": str, "failure": (dict, type(None))}
+           "timeout": float, "module": str, "file": (str, type(None)), "spec": str, "failure": (dict, type(None)),
+           "figure": bool}
 
 
 class RemoteCheck:
@@ -48,7 +50,9 @@ class RemoteCheck:
     ``load()`` (called in the worker) imports the claim's source and returns its claims;
     ``group`` names the source, so the claims of one source share a worker and no other's;
     ``file`` is the file that defines the claim (the files guard watches it and its folder);
-    ``module`` is the module of the claim's own check; ``record`` what the loading child sent.
+    ``module`` is the module of the claim's own check; ``record`` what the loading child sent;
+    ``draw`` whether the check's process also draws the claim's figure (set when the stand-in is
+    made, before any worker is forked: ``verify --save`` and ``report``; :func:`wants_figure`).
     """
 
     def __init__(self, load: Loader, record: dict) -> None:
@@ -57,6 +61,7 @@ class RemoteCheck:
         self.failure: dict | None = record["failure"]  # a file that failed to load: its error, known already
         self.siblings: frozenset[str] = frozenset({record["id"]})  # the ids reported for the same source
         self.only: str | None = None  # the id prefix the records were selected by
+        self.draw = False  # the check's process draws the claim's figure and sends it with its report
 
     def __call__(self, thorough: bool = False) -> Any:
         raise RuntimeError(f"the check of {self.record['id']} runs only in a supervised worker "
@@ -64,6 +69,26 @@ class RemoteCheck:
 
     def __repr__(self) -> str:
         return f"RemoteCheck({self.record['id']!r} from {self.record['spec']!r})"
+
+
+def wants_figure(c: Claim) -> bool:
+    """Whether the process that runs ``c``'s check must also draw its figure (a stand-in made with
+    ``figures=True``: :func:`remote_claims`); the figure of any other claim is drawn by the parent."""
+    return isinstance(c.check, RemoteCheck) and c.check.draw is True and c.check.record["figure"] is True
+
+
+def drawing_imports() -> None:
+    """Import what drawing a figure needs: in the parent of a run whose checks' processes draw
+    figures (:func:`remote_claims`), before any worker is forked, so the import counts toward no
+    claim's time limit and each worker inherits it.  A failure here is left to the drawing, which
+    reports it as the figure's error."""
+    try:
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import matplotlib.figure  # noqa: F401
+
+        import dpverify.report.figures  # noqa: F401
+    except Exception:
+        pass
 
 
 def check_module(c: Claim) -> str | None:
@@ -80,7 +105,8 @@ def record_of(c: Claim, *, spec: str, failure: dict | None = None) -> dict:
     f = getattr(mod, "__file__", None) if mod is not None and module != "dpverify.claims.store" else None
     return {"id": c.id, "source": [c.source.paper, c.source.section, c.source.equation], "statement": c.statement,
             "method": c.method.value, "expected": c.expected.value, "proof": c.proof, "timeout": float(c.timeout),
-            "module": module, "file": f if isinstance(f, str) else None, "spec": str(spec), "failure": failure}
+            "module": module, "file": f if isinstance(f, str) else None, "spec": str(spec), "failure": failure,
+            "figure": c.figure is not None}
 
 
 def _checked(rec: Any, k: int) -> dict:
@@ -88,7 +114,7 @@ def _checked(rec: Any, k: int) -> dict:
     if not isinstance(rec, dict) or set(rec) != set(_FIELDS):
         raise ValueError(f"record {k} is not a claim record")
     for name, kind in _FIELDS.items():
-        if not isinstance(rec[name], kind) or isinstance(rec[name], bool):
+        if not isinstance(rec[name], kind) or isinstance(rec[name], bool) is not (kind is bool):
             raise ValueError(f"record {k}: field {name!r} has type {type(rec[name]).__name__}")
     if len(rec["source"]) != 3 or not all(isinstance(x, str) for x in rec["source"]):
         raise ValueError(f"record {k}: source must be three strings")
@@ -113,11 +139,14 @@ def failed_result(c: Claim):
                   fail["error"])
 
 
-def remote_claims(records: Iterable[dict], loader_for: Callable[[str], Loader], only: str | None = None
-                  ) -> list[Claim]:
+def remote_claims(records: Iterable[dict], loader_for: Callable[[str], Loader], only: str | None = None,
+                  figures: bool = False) -> list[Claim]:
     """Stand-in claims for records sent by a loading child; ``loader_for(spec)`` gives the
     function a worker calls to load that source (each source's loader is made once); ``only``
-    is the id prefix the records were selected by."""
+    is the id prefix the records were selected by; ``figures``: the process that runs the check of
+    a claim that has a figure function (its record's ``figure``) also draws the figure
+    (:func:`dpverify.claims.server.drawn_figure`), and what drawing needs is imported here."""
+    figures = check_bool(figures, "figures")
     records = [_checked(rec, k) for k, rec in enumerate(records)]
     siblings: dict[str, set[str]] = {}
     for rec in records:
@@ -128,9 +157,11 @@ def remote_claims(records: Iterable[dict], loader_for: Callable[[str], Loader], 
         if spec not in loaders:
             loaders[spec] = loader_for(spec)
         check = RemoteCheck(loaders[spec], rec)
-        check.siblings, check.only = frozenset(siblings[spec]), only
+        check.siblings, check.only, check.draw = frozenset(siblings[spec]), only, figures
         out.append(Claim(rec["id"], Source(*rec["source"]), rec["statement"], Method(rec["method"]),
                          Verdict(rec["expected"]), check, proof=rec["proof"], timeout=rec["timeout"]))
+    if figures and any(rec["figure"] for rec in records):  # only then: a plain run never imports matplotlib
+        drawing_imports()
     return out
 
 

@@ -16,7 +16,9 @@ ending it ends what its checks started), dies with the supervisor
 for a task: the bytes of ``{"i": index}``; end of input means "stop".
 
 After each check it reports, in one JSON message (:mod:`dpverify.claims.protocol`), the result,
-how many processes the check left running, and (for a worker that runs checks itself) how many
+how many processes the check left running, the figure the check's process drew when the parent
+asked for it (a stand-in's :attr:`~dpverify.claims.remote.RemoteCheck.draw`: ``verify --save`` and
+``report``; :func:`drawn_figure`), and (for a worker that runs checks itself) how many
 Python threads and the first part of the claims engine the check changed
 (:class:`~dpverify.claims.integrity.EngineSnapshot`).  The supervisor ends a worker after any of
 these, so a later claim never runs where an earlier check left something behind.  A claim whose check is a :class:`~dpverify.claims.remote.RemoteCheck`
@@ -37,9 +39,9 @@ from dpverify.claims.evidence import to_jsonable
 from dpverify.claims.execute import with_route
 from dpverify.claims.integrity import EngineSnapshot
 from dpverify.claims.model import Claim, Outcome, Result, Verdict
-from dpverify.claims.protocol import (MAX_MESSAGE, become_subreaper, children, die_with_parent, encode_result,
-                                      quiet_stdout, send)
-from dpverify.claims.remote import resolve
+from dpverify.claims.protocol import (MAX_FIGURE_ERROR, MAX_MESSAGE, become_subreaper, children, die_with_parent,
+                                      encode_result, image_size_problem, quiet_stdout, send, utf8_safe)
+from dpverify.claims.remote import drawing_imports, resolve, wants_figure
 from dpverify.claims.workers import leftover_children
 
 #: No Python API: the worker side of :mod:`dpverify.claims.supervisor`, which alone starts it.
@@ -61,16 +63,76 @@ def group_of(c: Claim) -> str:
 
 
 def payload(run: Run, c: Claim, thorough: bool) -> tuple:
-    """Run a claim in this worker and return its result as plain (JSON) values."""
+    """Run a claim in this worker and return its result as plain (JSON) values (nothing drawn)."""
+    return (*_plain(_result(run, c, thorough)), None)
+
+
+def _result(run: Run, c: Claim, thorough: bool) -> Result:
     try:
-        r = run(resolve(c), thorough=thorough)
+        return run(resolve(c), thorough=thorough)
     except (KeyboardInterrupt, GeneratorExit) as exc:  # raised by the check itself: the claim's error
         first = (str(exc).strip().splitlines() or [""])[0]
         why = f"the check raised {type(exc).__name__}" + (f": {first}" if first else "")
         out = with_route(c, Outcome(Verdict.ERROR, {"error": f"{type(exc).__name__}: {first}"}, summary=why))
-        r = Result(c, out, 0.0, traceback.format_exc())
+        return Result(c, out, 0.0, traceback.format_exc())
+
+
+def _plain(r: Result) -> tuple:
+    """A result's verdict, evidence, figure data, seconds, error and summary as JSON values whose every
+    string can be written as UTF-8 (:func:`~dpverify.claims.protocol.utf8_safe`)."""
     fig = to_jsonable(r.outcome.figure_data) if r.outcome.figure_data is not None else None
-    return (r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error, r.outcome.summary)
+    return utf8_safe((r.outcome.verdict.value, to_jsonable(dict(r.outcome.evidence)), fig, r.seconds, r.error,
+                      r.outcome.summary))
+
+
+def report_text(run: Run, c: Claim, i: int, thorough: bool, draw: bool, mark: int | None = None) -> str:
+    """The report of task ``i`` (claim ``c``) as JSON text; with ``draw``, carrying the claim's figure.
+
+    The report of the check is written out (as text, which nothing can change) before the figure
+    function runs, and the figure function is given a copy read back from that text
+    (:func:`drawn_figure`): drawing cannot change the verdict, evidence, route or summary sent.
+    Only the count of processes left running and the figure are added after drawing.  ``mark``: a
+    file descriptor written to just before drawing (so the worker can tell a process that ended
+    while drawing its figure)."""
+    msg = encode_result(i, "ok", payload(run, c, thorough), 0)
+    del msg["left"], msg["drawn"]
+    fixed = json.dumps(msg, allow_nan=False)
+    drawn = None
+    if draw and msg["error"] is None:
+        if mark is not None:
+            os.write(mark, b"d")
+        drawn = drawn_figure(resolve(c), json.loads(fixed))
+    tail = json.dumps({"left": leftover_children(), "drawn": drawn}, allow_nan=False)
+    return fixed[:-1] + ", " + tail[1:]
+
+
+def drawn_figure(c: Claim, report: dict) -> dict | None:
+    """Claim ``c``'s figure drawn in this process from its ``report`` (a copy: the fields of
+    :func:`~dpverify.claims.protocol.encode_result`), as a report carries it: ``{"image": JSON of the
+    image, "error": None}``, ``{"image": None, "error": the figure function's traceback or why its
+    image may not be sent}``, or None when the claim has no figure function.
+
+    The figure function is given the outcome with its figure data in JSON form, as when the parent
+    draws the figure of a shipped claim (:func:`dpverify.report.figures.render_claim_figure`).  An
+    image longer than :data:`~dpverify.claims.protocol.MAX_IMAGE` base64 characters or with a
+    caption longer than :data:`~dpverify.claims.protocol.MAX_CAPTION` is a figure error, never sent."""
+    if c.figure is None:
+        return None
+    from dpverify.report.figures import image_to_json, render_claim_figure
+
+    ev = report["evidence"]
+    try:
+        shown = Outcome(Verdict(report["verdict"]), ev, report["figure"], report["summary"] or "", ev.get("route"))
+        img, err = render_claim_figure(Result(c, shown, report["seconds"], None))
+        img = None if img is None else image_to_json(img)
+    except BaseException:  # SystemExit, KeyboardInterrupt from the figure function: the figure's error
+        img, err = None, traceback.format_exc()
+    problem = image_size_problem(img) if isinstance(img, dict) else None
+    if problem is not None:
+        img, err = None, f"the figure function drew a figure with {problem}"
+    if img is not None:
+        return utf8_safe({"image": img, "error": None})
+    return None if err is None else utf8_safe({"image": None, "error": err[-MAX_FIGURE_ERROR:]})
 
 
 def serve(run: Run, todo: Sequence[tuple], tasks: Any, results: Any, stack_file: str | None, workdir: str,
@@ -126,26 +188,32 @@ def _run_forked(run: Run, todo: Sequence[tuple], i: int, results: Any, stack_fil
     except BaseException:
         send(results, encode_result(i, "failed", traceback.format_exc()[-100_000:], 0))
         return
+    draw = wants_figure(c)
+    if draw:
+        drawing_imports()  # done already by the parent before this worker was forked (no claim's time)
     reader, writer = multiprocessing.Pipe(duplex=False)
+    mark_r, mark_w = os.pipe()  # the check's process writes to it just before it draws the figure
     me = os.getpid()
     pid = os.fork()
     if pid == 0:  # the check's own process: it reports to this worker, which checks and forwards
         try:
             reader.close()
             results.close()
+            os.close(mark_r)
             die_with_parent(me)
             if stack_file is not None:
                 import faulthandler
 
                 faulthandler.register(signal.SIGUSR1, file=open(stack_file, "w"), all_threads=True)  # noqa: SIM115
             try:
-                msg = encode_result(i, "ok", payload(run, real, thorough), leftover_children())
+                text = report_text(run, real, i, thorough, draw, mark_w)
             except BaseException:
-                msg = encode_result(i, "failed", traceback.format_exc()[-100_000:], leftover_children())
-            send(writer, msg)
+                text = json.dumps(encode_result(i, "failed", traceback.format_exc()[-100_000:], leftover_children()))
+            writer.send_bytes(text.encode("utf-8"))
         finally:
             os._exit(0)
     writer.close()
+    os.close(mark_w)
     got: list[bytes] = []
     try:
         got.append(reader.recv_bytes(maxlength=MAX_MESSAGE))
@@ -159,6 +227,7 @@ def _run_forked(run: Run, todo: Sequence[tuple], i: int, results: Any, stack_fil
     except (EOFError, OSError):
         pass
     reader.close()
+    drawing = _marked(mark_r)
     code = os.waitstatus_to_exitcode(status)
     if got and code == 0 and not extra and not left:
         results.send_bytes(got[0])  # checked by the supervisor, field by field
@@ -170,8 +239,21 @@ def _run_forked(run: Run, todo: Sequence[tuple], i: int, results: Any, stack_fil
     how = (f"killed by signal {signal.Signals(-code).name}" if code < 0 and -code in {x.value for x in signal.Signals}
            else f"exited with code {code}")
     why = ("the check's process sent a second message" if extra else
-           f"the check's process {how} " + ("before reporting" if not got else "after reporting"))
+           f"the check's process {how} " + ("while drawing its figure, after the check, before reporting"
+                                            if drawing and not got else "before reporting" if not got
+                                            else "after reporting"))
     send(results, encode_result(i, "failed", f"WorkerError: {why}", 0))
+
+
+def _marked(fd: int) -> bool:
+    """Whether the check's process wrote to the pipe ``fd`` (it was drawing its figure); closes ``fd``."""
+    try:
+        os.set_blocking(fd, False)
+        return bool(os.read(fd, 1))
+    except OSError:  # nothing written, and a process it started still holds the other end
+        return False
+    finally:
+        os.close(fd)
 
 
 def _end_children() -> int:

@@ -23,8 +23,8 @@ import tempfile
 import time
 from typing import Any, Callable, Iterable
 
-from dpverify.claims.execute import with_route
-from dpverify.claims.model import Claim, Outcome, Result, Verdict
+from dpverify.claims.execute import as_error, with_route
+from dpverify.claims.model import Claim, Outcome, Result, Verdict, label_error
 from dpverify.claims.protocol import ProtocolError, read_result
 from dpverify.claims.treeguard import TreeSnapshot, source_folders
 
@@ -75,7 +75,8 @@ def check_worker(w: Any, claims: list[Claim], timeout: float | None, run: Run) -
         where = stack_of(w.proc, w.stack_file, run)
         kill_group(w.proc)
         w.retire = True
-        why = f"the check timed out: it ran past its {limit:g} s limit"
+        why = f"the check timed out: it ran past its {limit:g} s limit" + (
+            ", while drawing its figure (after the check)" if " in drawn_figure" in where else "")
         return Result(c, with_route(c, Outcome(Verdict.ERROR, {"error": f"timed out after {limit:g} s"}, summary=why)),
                       now - t0, f"TimeoutError: claim {c.id} ran past its {limit:g} s limit (exceeded {limit:g} s)"
                       + (f"; it was stopped here:\n{where}" if where else ""))
@@ -92,6 +93,7 @@ def _reported(c: Claim, msg: dict, seconds: float) -> Result:
         try:
             r = Result(c, Outcome(Verdict(msg["verdict"]), ev, msg["figure"], msg["summary"], ev.get("route")),
                        msg["seconds"], msg["error"])
+            r = _labelled(r, ev.get("sampling_ran"))
         except (ValueError, TypeError) as exc:  # a route or field no check can return
             return failed_result(c, seconds, f"the worker sent a malformed message ({type(exc).__name__}: {exc})")
     if msg["tampered"]:
@@ -99,6 +101,19 @@ def _reported(c: Claim, msg: dict, seconds: float) -> Result:
     if msg["left"]:
         return contained(r, None, msg["left"])
     return r
+
+
+def _labelled(r: Result, sampled: object) -> Result:
+    """``r`` with the engine's rules applied again in this process, as :func:`~dpverify.claims.runner.run_claim`
+    applies them in the worker (:func:`~dpverify.claims.model.label_error`: an audit cannot hold, ...;
+    the ``route`` key): the process that sent the report ran a user's code, which may have forged it."""
+    out = r.outcome
+    if sampled is not None and not isinstance(sampled, str):
+        raise TypeError(f"the evidence key 'sampling_ran' must be text, got {type(sampled).__name__}")
+    why = label_error(r.claim, out, [sampled] if sampled else []) if out.verdict is not Verdict.ERROR else None
+    if why is not None:
+        return Result(r.claim, with_route(r.claim, as_error(out, why)), r.seconds, f"LabelError: {why}")
+    return Result(r.claim, with_route(r.claim, out), r.seconds, r.error)
 
 
 def contained(r: Result, changed: str | None, left: int, engine: str | None = None) -> Result:

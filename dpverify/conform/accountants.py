@@ -5,6 +5,12 @@ privacy than the mechanism has), ``inside`` (within the bracket), ``loose`` (abo
 ``looseness`` is ``eps / high - 1``), or ``defect`` (NaN, infinite, negative or zero, a wrong
 type, or an exception: the row carries the message, the sweep never stops).
 
+Each accountant runs in a forked child process (where ``os.fork`` exists) under an address-space
+limit (``max_memory_gib`` more than the caller's) and a ``timeout``: an accountant that runs out of
+memory, is killed, crashes (a segmentation fault in compiled code) or hangs is a ``defect`` row with
+the reason, never a crash or a hang of the caller.  ``prv_accountant`` 0.2.0, for one, asks for
+float128 arrays of several GiB at realistic settings.
+
 The accountants tried, each only when its package imports: Google's ``dp_accounting`` (RDP and
 PLD), ``prv_accountant``, ``opacus`` (RDP, PRV), and dpverify's own RDP bound
 (:func:`rdp_epsilon`, Mironov, Talwar and Zhang 2019, integer orders, with the conversion of
@@ -20,8 +26,15 @@ Example
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import math
+import os
+import pickle
+import select
+import signal
+import sys
+import time
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -30,7 +43,16 @@ from scipy.special import gammaln, logsumexp
 from dpverify.conform.bracket import check_dpsgd, epsilon_bracket
 from dpverify.validation import check_bool, check_real
 
-__all__ = ["accountants", "classify", "rdp_epsilon", "INSTALLED"]
+try:  # POSIX only; elsewhere the child runs without a memory limit
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
+__all__ = ["accountants", "classify", "rdp_epsilon", "INSTALLED", "TIMEOUT", "MAX_MEMORY_GIB"]
+
+#: Seconds an accountant may run, and GiB of address space it may add to the caller's (defaults).
+TIMEOUT = 600.0
+MAX_MEMORY_GIB = 4.0
 
 _KEYS = ("noise_multiplier", "sample_rate", "steps", "delta")
 
@@ -150,8 +172,9 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def accountants(config: Mapping[str, Any], *, extra: Mapping[str, Callable] | None = None,
-                installed: bool = True, bracket: tuple[float, float] | None = None
-                ) -> list[dict[str, Any]]:
+                installed: bool = True, bracket: tuple[float, float] | None = None,
+                timeout: float = TIMEOUT, max_memory_gib: float = MAX_MEMORY_GIB,
+                isolated: bool = True) -> list[dict[str, Any]]:
     """Classify every available accountant's epsilon for ``config`` against the bracket.
 
     Parameters
@@ -165,6 +188,14 @@ def accountants(config: Mapping[str, Any], *, extra: Mapping[str, Callable] | No
         Also run the installed third-party accountants.
     bracket : (low, high), optional
         A bracket already computed for ``config`` (it is recomputed when omitted).
+    timeout : float
+        Seconds each accountant may run before its child is killed (a ``defect`` row).
+    max_memory_gib : float
+        GiB of address space each accountant's child may add to the caller's (``RLIMIT_AS``);
+        beyond it an allocation fails (a ``defect`` row: out of memory).
+    isolated : bool
+        Run each accountant in a forked child (the default, where ``os.fork`` exists); ``False``
+        runs them in this process, where a crash or a hang of an accountant is the caller's.
 
     Returns
     -------
@@ -181,6 +212,9 @@ def accountants(config: Mapping[str, Any], *, extra: Mapping[str, Callable] | No
     """
     c = _check_config(config)
     installed = check_bool(installed, "installed")
+    isolated = check_bool(isolated, "isolated")
+    timeout = check_real(timeout, "timeout", positive=True)
+    max_memory_gib = check_real(max_memory_gib, "max_memory_gib", positive=True)
     if extra is not None and not isinstance(extra, Mapping):
         raise TypeError(f"extra must be a mapping of callables, got {type(extra).__name__}")
     if bracket is None:
@@ -195,26 +229,151 @@ def accountants(config: Mapping[str, Any], *, extra: Mapping[str, Callable] | No
     if installed:
         runners += [(n, pkg, f) for n, (pkg, f) in INSTALLED.items() if _importable(pkg)]
     runners += [(n, "extra", f) for n, f in (extra or {}).items()]
+    call = _isolated if isolated and hasattr(os, "fork") else _in_process
     rows = []
     for name, package, run in runners:
         version = _version(package)
-        try:
-            eps = run(dict(c))
-        except Exception as exc:  # noqa: BLE001 - an accountant that raises is a row
-            eps, verdict, loose, note = None, "defect", None, f"{type(exc).__name__}: {exc}"
+        tag, value = call(run, dict(c), timeout, max_memory_gib)
+        if tag == "value":
+            eps, (verdict, loose, note) = value, classify(value, low, high)
+        elif tag == "text":   # the answer does not convert to float: its repr
+            eps, verdict, loose, note = value, "defect", None, f"not a number: {value}"
         else:
-            verdict, loose, note = classify(eps, low, high)
-        rows.append({"accountant": name, "version": version, "epsilon": _num(eps),
+            eps, verdict, loose, note = "None", "defect", None, value
+        rows.append({"accountant": name, "version": version, "epsilon": eps,
                      "verdict": verdict, "looseness": loose, "note": note, "low": low,
                      "high": high, "config": dict(c)})
     return rows
 
 
-def _num(eps: Any) -> Any:
+def _answer(run: Callable, c: dict, max_memory_gib: float | None) -> tuple[str, Any]:
+    """``("value", float)``, ``("text", repr)`` or ``("error", reason)`` of one accountant call."""
     try:
-        return float(eps)
-    except (TypeError, ValueError):
-        return repr(eps)
+        eps = run(c)
+    except MemoryError as exc:
+        limit = "" if max_memory_gib is None else f" under the limit of {max_memory_gib:g} GiB (max_memory_gib)"
+        return "error", f"out of memory{limit}: {type(exc).__name__}: {exc}"[:2000]
+    except Exception as exc:  # noqa: BLE001 - an accountant that raises is a row
+        return "error", f"{type(exc).__name__}: {exc}"[:2000]
+    try:
+        return "value", float(eps)
+    except (TypeError, ValueError, OverflowError):
+        return "text", repr(eps)[:200]
+    except Exception as exc:  # noqa: BLE001 - a __float__ that raises
+        return "error", f"{type(exc).__name__} converting the answer: {exc}"
+
+
+def _in_process(run: Callable, c: dict, timeout: float, max_memory_gib: float) -> tuple[str, Any]:
+    """The call in this process: no memory limit, no timeout (used where ``os.fork`` is missing)."""
+    return _answer(run, c, None)
+
+
+def _isolated(run: Callable, c: dict, timeout: float, max_memory_gib: float) -> tuple[str, Any]:
+    """The call in a forked child under an address-space limit and a timeout (see :func:`accountants`)."""
+    for stream in (sys.stdout, sys.stderr):   # nothing buffered here is written twice by the child
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or odd stream
+            pass
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        os.close(r), os.close(w)
+        return "error", f"could not start a child process for the accountant: {exc}"
+    if pid == 0:  # pragma: no cover - the child (its outcome is read by the parent)
+        os.close(r)
+        _child(run, c, w, max_memory_gib)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)   # the child's own group: a timeout ends what it started too
+    except OSError:
+        pass
+    try:
+        data, status = _collect(pid, r, timeout)
+    finally:
+        os.close(r)
+    if status is None:
+        return "error", f"no answer within the timeout of {timeout:g} s (timeout): the child was killed"
+    try:
+        tag, value = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - no (complete) answer: say how the child ended
+        return "error", _ended(status, max_memory_gib)
+    return tag, value
+
+
+def _child(run: Callable, c: dict, w: int, max_memory_gib: float) -> None:  # pragma: no cover
+    """The forked child: limit its address space, call, write the answer, exit; never returns."""
+    try:
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+        faulthandler.disable()   # a crash is the row's reason; no dump on the caller's terminal
+        try:
+            _limit_memory(max_memory_gib)
+            answer = _answer(run, c, max_memory_gib)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: a row too
+            answer = "error", f"{type(exc).__name__}: {exc}"[:2000]
+        data = pickle.dumps(answer)
+        while data:
+            data = data[os.write(w, data):]
+        sys.stdout.flush(), sys.stderr.flush()
+    finally:
+        os._exit(0)
+
+
+def _limit_memory(gib: float) -> None:
+    """RLIMIT_AS = this process's address space now + ``gib`` GiB (never above the hard limit)."""
+    if resource is None or not hasattr(resource, "RLIMIT_AS"):
+        return
+    try:
+        with open("/proc/self/statm") as f:
+            now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        now = 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = min(now + gib * 2 ** 30, 2 ** 62)
+    limit = int(limit if hard == resource.RLIM_INFINITY else min(limit, hard))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _collect(pid: int, r: int, timeout: float) -> tuple[bytes, int | None]:
+    """The child's answer and wait status (``None`` after a timeout); the child is reaped and its
+    process group ended either way."""
+    deadline, chunks, eof, ended = time.monotonic() + timeout, [], False, False
+    while not ended and (left := deadline - time.monotonic()) > 0:
+        if not eof and select.select([r], [], [], min(left, 0.5))[0]:
+            chunks.append(os.read(r, 1 << 16))
+            eof = not chunks[-1]
+        elif eof:
+            time.sleep(min(left, 0.005))
+        ended = _exited(pid) if hasattr(os, "waitid") else eof
+    try:
+        os.killpg(pid, signal.SIGKILL)   # what the child left running, or the child itself
+    except OSError:
+        pass
+    status = os.waitpid(pid, 0)[1]
+    while ended and not eof and select.select([r], [], [], 0)[0]:   # written just before it exited
+        chunks.append(os.read(r, 1 << 16))
+        eof = not chunks[-1]
+    return b"".join(chunks), (status if ended else None)
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child has ended (left unreaped: its process group stays reserved)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+
+def _ended(status: int, max_memory_gib: float) -> str:
+    """The reason a child gave no answer, from its wait status."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in {s.value for s in signal.Signals} else str(sig)
+        extra = (f" (the out-of-memory killer, or more than {max_memory_gib:g} GiB)"
+                 if sig == signal.SIGKILL else "")
+        return f"crashed: the accountant's process was killed by signal {name}{extra}"
+    return f"exited with code {os.WEXITSTATUS(status)} without an answer"
 
 
 def _version(package: str) -> str:

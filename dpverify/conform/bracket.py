@@ -15,7 +15,9 @@ rounded-down laws (:func:`dpverify.conform.pld.compose`):
 2. ``S = R_up' - sum Z_i`` with ``Z_i = ceil(Y_i) - Y_i`` independent in ``[0, h)``; with a
    rigorous lower bound ``z`` on ``E Z_i`` (from :func:`~dpverify.conform.pld.mean_bounds`),
    Hoeffding gives ``sum Z_i >= T z - t`` except with probability ``eta``,
-   ``t = h sqrt(T ln(1/eta) / 2)``; hence ``delta(eps) <= delta_up(eps + T z - t) + eta``.
+   ``t = h sqrt(T ln(1/eta) / 2)`` (or Bernstein, with the variance bound of
+   :mod:`dpverify.conform.bracket_var`, about ``1/sqrt 3`` of that); hence
+   ``delta(eps) <= delta_up(eps + T z - t) + eta``.
    The same with floors gives ``delta(eps) >= delta_low(eps - T z' + t) - eta``.  This removes
    the ``T h`` bias of rounding, leaving a width of about ``2 t`` (order ``h sqrt T``).
 
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import time
 from dataclasses import dataclass
 
@@ -49,7 +52,9 @@ import numpy as np
 
 from scipy.special import logsumexp
 
-from dpverify.conform.pld import compose, epsilon_of, mean_bounds, step_law
+from dpverify.conform.bracket_read import epsilon_at as epsilon_of
+from dpverify.conform.bracket_var import rounding_variance
+from dpverify.conform.pld import compose, mean_bounds, step_law
 from dpverify.progress import progress
 from dpverify.proofdocs import proven
 
@@ -74,6 +79,7 @@ class BracketDetails:
     h: float
     cells: int
     seconds: float
+    cpu_seconds: float = 0.0
 
 
 def _check(noise_multiplier, sample_rate, steps, delta, sampling, rel_width):
@@ -127,29 +133,64 @@ def _order_bracket(sigma, q, steps, delta, h, order, lam, max_n):
     slack_lo = float(np.sum(np.abs(grid[:-1]) * (law.mass_err + 8 * u * law.lower[:-1])))
     z_up = float(np.dot(grid[1:], law.upper[1:])) - slack_up - mean_hi      # E[ceil Y - Y] >= z_up
     z_lo = mean_lo - float(np.dot(grid[:-1], law.lower[:-1])) - slack_lo    # E[Y - floor Y] >=
+    var = rounding_variance(law)                                           # >= Var Z_i
     for eta in (delta * 0.1, delta * 1e-2, delta * 1e-3):                  # each is a valid bound
-        t = h * math.sqrt(steps * math.log(1.0 / eta) / 2.0)
+        t = _deviation(h, var, steps, math.log(1.0 / eta))
         shift_up, shift_lo = steps * z_up - t, steps * z_lo - t
         if shift_up > 0:
             high = min(high, epsilon_of(up, delta - eta) - shift_up)
         if shift_lo > 0:
             low = max(low, epsilon_of(lo, delta + eta) + shift_lo)
+    _ERRS[order] = max(up.err, lo.err)
     return low, high, int(up.p.size)
 
 
-def _bracket(sigma, q, steps, delta, h, lams, max_n):
-    orders = [_order_bracket(sigma, q, steps, delta, h, o, lam, max_n)
-              for o, lam in zip(("remove", "add"), lams)]
-    low = max(0.0, max(o[0] for o in orders))
-    high = max(0.0, max(o[1] for o in orders))
-    return low, high, max(o[2] for o in orders)
+_ERRS: dict = {}   # the last FFT round-off bound E_2 per order: it sets the next pass's tilts
 
 
-def _tilts(sigma, q, steps, delta, eps):
+def _deviation(h, var, steps, log_eta):
+    """``t`` with ``P(sum Z_i < T z - t) <= eta``: the smaller of Hoeffding's and Bernstein's.
+
+    Hoeffding: ``h sqrt(T L / 2)``; Bernstein (``Z_i`` in ``[0, h)``, ``Var Z_i <= var``):
+    ``L h / 3 + sqrt((L h / 3)^2 + 2 L T var)``, ``L = log(1 / eta)`` (proof, step 6).
+
+    >>> _deviation(1.0, 1 / 12, 10 ** 4, 20.0) < _deviation(1.0, 1 / 4, 10 ** 4, 20.0)
+    True
+    """
+    hoeffding = h * math.sqrt(steps * log_eta / 2.0)
+    c = log_eta * h / 3.0
+    return min(hoeffding, c + math.sqrt(c * c + 2.0 * log_eta * steps * var))
+
+
+def _bracket(sigma, q, steps, delta, h, lams, max_n, known=None):
+    """``(low, high, cells, per_order)``; ``known``: each order's certified ``(low, high)`` so far.
+
+    An order whose known ``high`` is at most the other's known ``low`` cannot change
+    ``max(eps_remove, eps_add)``'s bracket from its own side, so it is not recomputed (its
+    known pair is kept); every order's pair is intersected with what was known (step 7).
+    """
+    per, cells = [], 0
+    for i, (o, lam) in enumerate(zip(("remove", "add"), lams)):
+        old = known[i] if known else (0.0, math.inf)
+        if known and old[1] <= known[1 - i][0]:
+            per.append(old)
+            continue
+        low_o, high_o, n = _order_bracket(sigma, q, steps, delta, h, o, lam, max_n)
+        per.append((max(low_o, old[0]), min(high_o, old[1])))
+        cells = max(cells, n)
+    low = max(0.0, max(o[0] for o in per))
+    high = max(0.0, max(o[1] for o in per))
+    return low, high, cells, per
+
+
+def _tilts(sigma, q, steps, delta, eps, errs=None, h_next=None):
     """Per order, tilts (upper, lower) for ``eps`` (``eps=None``: for the Chernoff ``eps``).
 
-    Upper: the Chernoff tilt.  Lower: the least tilt whose Chernoff exponent makes the FFT term
-    small (about ``1e-3 delta``); a larger one would weigh the lower law's heavy top.
+    The least tilt whose Chernoff exponent at ``eps`` makes the FFT term small (about
+    ``1e-3 delta``): a larger one widens the window (the tilted mass above its top is weighed
+    by the tilt).  ``errs``: the FFT bound ``E_2`` of the last pass per order, and ``h_next``
+    the next grid: the term is then estimated as ``E_2 e^{exponent} / sqrt(1 - e^{-2 lam h})``;
+    without them a fixed allowance ``T 1e-9`` stands for ``E_2``.  Any tilt is valid.
     """
     lams = []
     lo_l, hi_l = _loss_span(sigma, q, steps, delta)
@@ -171,22 +212,29 @@ def _tilts(sigma, q, steps, delta, eps):
             eps_o = eps
         expo = logm - grid * eps_o
         i = int(np.nanargmin(expo))
-        j = int(np.nonzero(expo <= max(kappa, expo[i]))[0][0])
+        kap = np.full(grid.size, kappa)
+        if errs and errs.get(order, 0) > 0 and h_next:
+            with np.errstate(divide="ignore"):
+                kap = math.log(1e-3 * delta / errs[order]) + 0.5 * np.log(-np.expm1(-2 * grid * h_next))
+        j = int(np.nonzero(expo <= np.maximum(kap, expo[i]))[0][0])
         lams.append((float(grid[min(j, i)]), float(grid[min(j, i)])))
     return lams
 
 
 @proven("conform/bracket.md")
 def bracket_details(noise_multiplier, sample_rate, steps, delta, *, sampling="poisson",
-                    rel_width=0.01, max_cells=1 << 21, stream="stderr") -> BracketDetails:
+                    rel_width=0.01, max_cells=1 << 21, max_seconds=None,
+                    stream="stderr") -> BracketDetails:
     """:func:`epsilon_bracket` with the grid width, the FFT size and the time used.
 
     A Chernoff bound on a fine step grid gives a first ``eps`` and the tilts; a coarse certified
-    pass gives a first bracket; then ``h`` is set so that the Hoeffding term ``2 t`` is about
-    ``0.8 rel_width eps``, and narrowed while the bracket is wider than ``rel_width * high`` and
-    the FFT window stays within ``max_cells``; the intersection of the passes' brackets (each one
-    certified) is returned, wider than asked when the window cap is reached.  Progress goes to
-    ``stream`` (see :func:`dpverify.progress.progress`).
+    pass gives a first bracket; then ``h`` is set so that the de-biasing term ``2 t`` (Bernstein
+    or Hoeffding) is about ``0.7 rel_width eps``, and narrowed while the bracket is wider than
+    ``rel_width * high``, the FFT window stays within ``max_cells`` and the next pass fits in what
+    is left of ``max_seconds`` of CPU time (``None``: no limit); the intersection of the passes'
+    brackets (each one certified) is returned, wider than asked when a cap is reached.
+    ``cpu_seconds`` is ``time.process_time`` spent.  Progress goes to ``stream`` (see
+    :func:`dpverify.progress.progress`).
 
     >>> d = bracket_details(1.0, 0.05, 20, 1e-5, stream=None)
     >>> d.low <= d.high and d.cells > 0
@@ -196,6 +244,10 @@ def bracket_details(noise_multiplier, sample_rate, steps, delta, *, sampling="po
     if isinstance(max_cells, bool) or not isinstance(max_cells, numbers.Integral) \
             or not 1024 <= max_cells <= 1 << 24:
         raise ValueError(f"max_cells must be an integer in [1024, 2**24], got {max_cells!r}")
+    if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
+            max_seconds, numbers.Real) or not 0 < max_seconds <= 1e6):
+        raise ValueError(f"max_seconds must be None or a number in (0, 1e6], got {max_seconds!r}")
+    cpu = time.process_time()
     start = time.perf_counter()
     sigma, q, steps, delta = float(noise_multiplier), float(sample_rate), int(steps), float(delta)
     lo_l, hi_l = (x for x in _loss_span(sigma, q, steps, delta))
@@ -203,9 +255,12 @@ def bracket_details(noise_multiplier, sample_rate, steps, delta, *, sampling="po
     with progress("certified bracket", stream=stream, unit="grids") as tick:
         lams = _tilts(sigma, q, steps, delta, None)
         state = _first(sigma, q, steps, delta, h, lams, max_cells, tick)
-        h, low, high, cells = _refine(sigma, q, steps, delta, rel_width, max_cells, state, tick)
+        budget = None if max_seconds is None else max_seconds - (time.process_time() - cpu)
+        h, low, high, cells = _refine(sigma, q, steps, delta, rel_width, max_cells, state, tick,
+                                      budget)
     return BracketDetails(low=float(low), high=float(high), h=float(h), cells=int(cells),
-                          seconds=time.perf_counter() - start)
+                          seconds=time.perf_counter() - start,
+                          cpu_seconds=time.process_time() - cpu)
 
 
 def _loss_span(sigma, q, steps, delta):
@@ -216,43 +271,64 @@ def _loss_span(sigma, q, steps, delta):
 def _first(sigma, q, steps, delta, h, lams, max_n, tick):
     """The coarse pass: ``h`` doubled until the window fits in ``max_n // 8`` cells."""
     for _ in range(40):
+        t0 = time.process_time()             # the successful pass's time sets the rate
         try:
             cap = min(max_n, max(max_n // 8, 1 << (2 * steps).bit_length()))  # window >= T h
-            low, high, cells = _bracket(sigma, q, steps, delta, h, lams, cap)
+            low, high, cells, per = _bracket(sigma, q, steps, delta, h, lams, cap)
         except ValueError as exc:
             if "max_n" not in str(exc):
                 raise
             h *= 2.0
             continue
         tick(1, note=f"h={h:.3g} [{low:.6g}, {high:.6g}]")
-        return h, low, high, cells, lams
+        return h, low, high, cells, per, (time.process_time() - t0, cells)
     raise ValueError("no grid fits (internal error)")
 
 
-def _refine(sigma, q, steps, delta, rel_width, max_n, state, tick):
-    """Narrow the grid until the bracket is narrow enough or the window too large."""
-    h, low, high, cells, lams = state
-    hoeff = math.sqrt(steps * math.log(10.0 / delta) / 2.0)
+_SECONDS_PER_NLOGN = 7e-8   # a pass's CPU time per n log2 n cells, at least (measured on 2 shared cores)
+
+
+def _refine(sigma, q, steps, delta, rel_width, max_n, state, tick, budget):
+    """Narrow the grid until the bracket is narrow enough, the window too large or the CPU-time
+    ``budget`` (seconds, ``None``: none) would be exceeded by the next pass (its cost scaled by
+    ``n log n`` from the last pass's)."""
+    h, low, high, cells, per, last = state
+    log_eta = math.log(10.0 / delta)
+    cpu0 = time.process_time()
     for _ in range(4):
         if high - low <= rel_width * high or not math.isfinite(high) or high <= 0:
             break
         target = 0.5 * (low + high) if low > 0 else high
-        lams = _tilts(sigma, q, steps, delta, target)
-        new_h = min(h / 2.0, 0.4 * rel_width * target / hoeff)
-        new_h = max(new_h, h * cells / max_n)
+        # the de-biasing term is proportional to h: scale by the width seen, never finer than
+        # Hoeffding needs; the window is the true one plus about T h of rounding bias
+        seen = h * 0.7 * rel_width * high / (high - low)
+        new_h = min(h / 2.0, max(seen, 0.4 * rel_width * target / math.sqrt(steps * log_eta / 2)))
+        base = max(cells * h / 2.0 - steps * h, cells * h / 16.0)
+        cap = max_n
+        if budget is not None:                 # the largest FFT the remaining CPU time allows
+            rate = _SECONDS_PER_NLOGN        # a small pass's time is mostly overhead
+            if last[1] >= 1 << 16:
+                rate = max(rate, last[0] / (last[1] * math.log2(last[1])))
+            left = budget - (time.process_time() - cpu0)
+            while cap > 1024 and cap * math.log2(cap) * rate > left:
+                cap //= 2
+        new_h = max(new_h, base / max(cap - steps, cap / 8.0))
+        if new_h >= h / 1.5 or cap <= 1024:
+            break
+        res, t0 = None, time.process_time()
+        lams = _tilts(sigma, q, steps, delta, target, dict(_ERRS), new_h)
         for _ in range(4):
-            if new_h >= h * 0.99:
-                return h, low, high, cells
             try:
-                res = _bracket(sigma, q, steps, delta, new_h, lams, max_n)
+                res = _bracket(sigma, q, steps, delta, new_h, lams, cap, per)
                 break
             except ValueError as exc:
                 if "max_n" not in str(exc):
                     raise
-                new_h *= 1.6
-        else:
+                need = re.search(r"needs (\d+) cells", str(exc))   # a power of two >= window / h
+                new_h *= max(1.6, int(need.group(1)) / cap * 1.02) if need else 1.6
+        if res is None:
             break
-        h, cells = new_h, res[2]
+        h, cells, last, per = new_h, res[2], (time.process_time() - t0, res[2]), res[3]
         low, high = max(low, res[0]), min(high, res[1])    # every pass's bracket is certified
         tick(1, note=f"h={h:.3g} [{low:.6g}, {high:.6g}]")
     return h, low, high, cells

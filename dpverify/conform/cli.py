@@ -1,4 +1,4 @@
-"""``dpverify conform opendp|diffprivlib [--json] [--samples N] [--only NAME ...] [--confidence C] [--seed S]``.
+"""``dpverify conform opendp|diffprivlib [--json] [--samples N] [--jobs N] [--only NAME ...] [--confidence C] [--seed S]``.
 
 Sweeps the installed library's measurements against their own stated privacy
 (:func:`dpverify.conform.sweep.sweep`) and prints one row per measurement and parameters: the claim (in the
@@ -59,7 +59,10 @@ def cmd_conform(args: argparse.Namespace) -> int:
         raise ValueError(f"--samples must be an integer >= 1000, got {args.samples}")
     if not 0 < args.confidence < 1:
         raise ValueError(f"--confidence must lie in (0, 1), got {args.confidence}")
-    result = sweep(args.library, samples=args.samples, confidence=args.confidence, rng=args.seed, only=args.only)
+    if not 1 <= args.jobs <= 64:
+        raise ValueError(f"--jobs must be an integer in [1, 64], got {args.jobs}")
+    result = sweep(args.library, samples=args.samples, confidence=args.confidence, rng=args.seed, only=args.only,
+                   jobs=args.jobs)
     if args.json:
         sys.stdout.write(json.dumps(rows_json(result), indent=2, ensure_ascii=False) + "\n")
         for name, reason in result.not_driven:
@@ -80,5 +83,7 @@ def register(subparsers) -> None:
     p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="sweep only these constructors/classes")
     p.add_argument("--seed", type=int, default=None,
                    help="seed (diffprivlib's draws; OpenDP draws from the system's generator and cannot be seeded)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes that run the cases (default 1); the rows keep their order")
     p.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     p.set_defaults(func=cmd_conform)

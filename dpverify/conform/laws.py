@@ -22,6 +22,7 @@ array([0.5, 0.5])
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -168,6 +169,16 @@ def top_k(noise: str, scores, *, scale: float, k: int) -> np.ndarray:
     k = check_positive_int(k, "k")
     if not k <= len(u):
         raise ValueError(f"k must be at most the number of scores, got k={k}, {len(u)} scores")
+    if noise not in ("gumbel", "exponential", "exponential-peeling"):
+        raise ValueError(f"noise must be 'gumbel', 'exponential' or 'exponential-peeling', got {noise!r}")
+    if noise == "exponential" and k > 2:
+        raise ValueError(f"the exponential-noise law is computed for k <= 2, got k={k}")
+    return np.array(_top_k(noise, tuple(u), s, k))  # a fresh array: the cached law is never handed out
+
+
+@functools.lru_cache(maxsize=256)
+def _top_k(noise: str, u: tuple, s: float, k: int) -> tuple:
+    """:func:`top_k` on validated arguments, cached: a sweep asks for one law at many cases."""
     cells = orderings(len(u), k)
     if noise == "gumbel":
         w = np.exp((np.array(u) - max(u)) / s)
@@ -178,7 +189,7 @@ def top_k(noise: str, scores, *, scale: float, k: int) -> np.ndarray:
                 p *= w[i] / left
                 left -= w[i]
             out.append(p)
-        return np.array(out)
+        return tuple(out)
     if noise == "exponential-peeling":  # k rounds of noisy max, fresh noise, the winner removed each round
         out = []
         for order in cells:
@@ -188,10 +199,6 @@ def top_k(noise: str, scores, *, scale: float, k: int) -> np.ndarray:
                 p *= _exponential_cell(sub, s, (left.index(i),)) if len(sub) > 1 else 1.0
                 left.remove(i)
             out.append(p)
-        return np.array(out) / sum(out)
-    if noise != "exponential":
-        raise ValueError(f"noise must be 'gumbel', 'exponential' or 'exponential-peeling', got {noise!r}")
-    if k > 2:
-        raise ValueError(f"the exponential-noise law is computed for k <= 2, got k={k}")
+        return tuple(float(x) for x in np.array(out) / sum(out))
     law = np.array([_exponential_cell(u, s, order) for order in cells])
-    return law / law.sum()
+    return tuple(float(x) for x in law / law.sum())

@@ -8,7 +8,9 @@ are OpenDP's own, drawn through its Python API, as cells (finite outputs; intege
 reals binned); the sample is matched to closed-form laws and the loss bounded from below with confidence.
 
 Driven (where the installed release has them): ``make_laplace`` (real and integer), ``make_geometric``,
-``make_gaussian`` (real and integer), ``make_randomized_response_bool``, ``make_randomized_response``,
+``make_gaussian`` (real and integer), ``make_noise`` (the generic constructor behind both: real and integer
+under each output measure), ``make_randomized_response_bool``, ``make_randomized_response``,
+``make_randomized_response_bitvec`` (8 bits, weight ≤ 1),
 ``make_noisy_max`` and ``make_noisy_top_k`` (pure DP and zCDP), ``make_report_noisy_max_gumbel``.  Every
 other constructor is listed by :func:`not_driven` with the reason.  Written against OpenDP 0.12–0.16
 (``make_composition`` is ``make_basic_composition`` before 0.14; ``make_noisy_max``/``make_noisy_top_k``
@@ -32,6 +34,7 @@ import numpy as np
 
 from dpverify.conform.laws import binned, integer, orderings, randomized_response, top_k
 from dpverify.conform.rows import Case, FailedCase
+from dpverify.mechanisms.adapters.opendp_batch import compose, releases
 from dpverify.mechanisms.adapters.stated import library_version, opendp_claim
 from dpverify.validation import check_real
 
@@ -40,7 +43,6 @@ __all__ = ["REASONS", "cases", "noisy_max_case", "not_driven"]
 _BATCH = 1024
 #: why a constructor is not driven (the rest: no driver in dpverify yet)
 REASONS = {
-    "make_noise": "the generic constructor behind make_laplace and make_gaussian (driven through them)",
     "make_laplace_threshold": "releases a map of keys to noisy counts above a threshold (no driver for map outputs)",
     "make_gaussian_threshold": "releases a map of keys to noisy counts above a threshold (no driver for map outputs)",
     "make_noise_threshold": "releases a map of keys to noisy counts above a threshold (no driver for map outputs)",
@@ -51,7 +53,6 @@ REASONS = {
     "make_proof_link": "not a measurement (a link to a proof)",
     "make_canonical_noise": "its output law (the canonical noise of Awan & Vadhan) has no closed form here; "
                             "its real outputs would need a finer statistical check than the sweep's bins",
-    "make_randomized_response_bitvec": "takes a bit-vector input domain the sweep does not build",
     "make_private_quantile": "no closed form of its candidate law here",
     "make_private_pca": "matrix outputs",
     "make_private_np_eigendecomposition": "matrix outputs",
@@ -75,11 +76,6 @@ def _atom(dp, T):
         return dp.atom_domain(T=T)
 
 
-def _compose(dp, measurements):
-    make = getattr(dp.c, "make_composition", None) or dp.c.make_basic_composition
-    return make(measurements)
-
-
 @dataclass(frozen=True)
 class _Batched:
     """``n`` invocations of a measurement with a finite output, ``_BATCH`` at a time through a composition,
@@ -90,13 +86,12 @@ class _Batched:
     arg: Callable
 
     def __call__(self, x, n, rng):
-        dp = _dp()
         one, out = self.build(), []
         cache = {}
         for size in [_BATCH] * (n // _BATCH) + ([n % _BATCH] if n % _BATCH else []):
             if size not in cache:
-                cache[size] = _compose(dp, [one] * size)
-            out.extend(cache[size](self.arg(x)))
+                cache[size] = compose(one, size)
+            out.extend(releases(cache[size], self.arg(x)))  # OpenDP's draws, read fast (opendp_batch)
         return np.fromiter((self.encode(y) for y in out), dtype=np.int64, count=n)
 
 
@@ -115,24 +110,34 @@ def _vector_sampler(build, T, d_in, scale):
     return (lambda x, n, rng: np.clip(np.asarray(build()([int(x)] * n), dtype=np.int64), lo - 1, hi + 1) - (lo - 1)), (lo, hi)
 
 
-def _noise_cases(dp, name: str, library: str) -> list[Case]:
-    """Laplace, geometric and Gaussian noise: real and integer, two scales, d_in 1 and 2."""
+def _noise_grid(dp, name: str) -> list[tuple]:
+    """(T, scale, d_in, output measure or None, maker(domain, metric, scale)) of a noise constructor."""
+    if name == "make_noise":  # the generic constructor: each output measure picks its noise
+        return [(T, 1.0, 1, m, lambda dom, met, scale, m=m: dp.m.make_noise(dom, met, getattr(dp, m)(), scale=scale))
+                for T in (float, int) for m in _MEASURES]
     make = getattr(dp.m, name)
-    gauss = name == "make_gaussian"
-    grid = [(T, s, d) for T in ((int,) if name == "make_geometric" else (float, int))
-            for s, d in ((1.0, 1), (2.0, 2))]
+    return [(T, s, d, None, lambda dom, met, scale: make(dom, met, scale=scale))
+            for T in ((int,) if name == "make_geometric" else (float, int)) for s, d in ((1.0, 1), (2.0, 2))]
+
+
+def _noise_cases(dp, name: str, library: str) -> list[Case]:
+    """Laplace, geometric and Gaussian noise: real and integer, two scales, d_in 1 and 2; ``make_noise``:
+    real and integer under each output measure (ε: Laplace, ρ: Gaussian), scale 1, d_in 1."""
     out: list = []
-    for T, scale, d in grid:
+    for T, scale, d, measure_name, make in _noise_grid(dp, name):
+        gauss = name == "make_gaussian" or measure_name == "zero_concentrated_divergence"
         atom = _atom(dp, T)
         d_in = T(d)
         vector_metric = (dp.l2_distance if gauss else dp.l1_distance)(T=T)
         params = {"T": T.__name__, "scale": scale, "d_in": d_in}
+        if measure_name:
+            params["output_measure"] = measure_name
 
-        def build(atom=atom, vector_metric=vector_metric, scale=scale, T=T):
-            return make(dp.vector_domain(atom), vector_metric, scale=scale)
+        def build(atom=atom, vector_metric=vector_metric, scale=scale, make=make):
+            return make(dp.vector_domain(atom), vector_metric, scale)
 
         try:
-            claim, measure = opendp_claim(make(atom, dp.absolute_distance(T=T), scale=scale), d_in)
+            claim, measure = opendp_claim(make(atom, dp.absolute_distance(T=T), scale), d_in)
         except Exception as exc:  # the map: an error row, not the sweep's end
             out.append(FailedCase(name, params, exc, library))
             continue
@@ -144,7 +149,8 @@ def _noise_cases(dp, name: str, library: str) -> list[Case]:
             laws = {k: (lambda x, k=k, cut=cut, s=scale: integer(k, int(x), scale=s, lo=cut[0], hi=cut[1]))
                     for k in noises}
         cells = len(cut) + 1 if T is float else cut[1] - cut[0] + 3
-        out.append(Case(name, params, claim, measure, [(T(0), d_in)], sample, cells, laws, library))
+        cost = (10.0 if gauss else 4.0) if T is float else 2.0  # OpenDP's exact samplers: 49, 19, 5-11 µs a draw
+        out.append(Case(name, params, claim, measure, [(T(0), d_in)], sample, cells, laws, library, cost))
     return out
 
 
@@ -168,6 +174,40 @@ def _rr_cases(dp, name: str, library: str) -> list[Case]:
         laws = {"randomized response": (lambda x, k=len(cats), prob=prob: randomized_response(x, k=k, prob=prob))}
         pairs = [(i, j) for i in range(len(cats)) for j in range(i + 1, len(cats))]
         out.append(Case(name, params, claim, measure, pairs, sample, len(cats), laws, library))
+    return out
+
+
+_BITS = [("10000000", "01000000"), ("10000000", "00000000")]  # one byte, weight <= 1: discrete distance 1
+
+
+def _bit_cell(y) -> int:
+    """The first two bits of a released bit vector (bytes): a post-processing, cells 0..3."""
+    return int(bytes(y)[0]) >> 6
+
+
+def _bitvec_law(x: str, f: float) -> np.ndarray:
+    """RAPPOR's per-bit randomized response on the first two bits: each bit flipped with probability f/2."""
+    keep = [(1 - f / 2, f / 2) if b == "0" else (f / 2, 1 - f / 2) for b in x[:2]]  # P(bit out = 0), P(= 1)
+    return np.array([keep[0][i] * keep[1][j] for i in (0, 1) for j in (0, 1)])
+
+
+def _bitvec_cases(dp, name: str, library: str) -> list[Case]:
+    """Randomized response on 8-bit vectors of weight at most 1 (RAPPOR): f 0.5 and 0.95, d_in 1; the cells
+    are the first two output bits, where the inputs differ (the other bits have one law at every input)."""
+    out: list = []
+    for f in (0.5, 0.95):
+        def build(f=f):
+            return dp.m.make_randomized_response_bitvec(dp.bitvector_domain(max_weight=1), dp.discrete_distance(), f=f)
+
+        params: dict = {"bits": 8, "max_weight": 1, "f": f, "d_in": 1}
+        try:
+            claim, measure = opendp_claim(build(), 1)
+        except Exception as exc:
+            out.append(FailedCase(name, params, exc, library))
+            continue
+        sample = _Batched(build, _bit_cell, lambda x: bytes([int(x, 2)]))
+        laws = {"bitwise randomized response": (lambda x, f=f: _bitvec_law(x, f))}
+        out.append(Case(name, params, claim, measure, list(_BITS), sample, 4, laws, library, 6.0))
     return out
 
 
@@ -245,6 +285,7 @@ def noisy_max_case(*, sampled: str, stated: str, scale: float = 1.0) -> Case:
 
 
 _DRIVERS = {"make_laplace": _noise_cases, "make_geometric": _noise_cases, "make_gaussian": _noise_cases,
+            "make_noise": _noise_cases, "make_randomized_response_bitvec": _bitvec_cases,
             "make_randomized_response_bool": _rr_cases, "make_randomized_response": _rr_cases,
             "make_noisy_max": _max_cases, "make_noisy_top_k": _max_cases, "make_report_noisy_max_gumbel": _max_cases}
 

@@ -75,10 +75,7 @@ class Composed:
 
 def _loss(x: np.ndarray, sigma: float, q: float, order: str) -> np.ndarray:
     a = (2.0 * x - 1.0) / (2.0 * sigma ** 2)
-    if q == 1.0:
-        value = a
-    else:  # log(1 - q + q e^a), computed without overflow
-        value = np.logaddexp(np.log1p(-q), np.log(q) + a)
+    value = a if q == 1.0 else np.logaddexp(np.log1p(-q), np.log(q) + a)  # log(1 - q + q e^a)
     return value if order == "remove" else -value
 
 
@@ -155,8 +152,7 @@ def step_law(sigma: float, q: float, h: float, order: str, *, tail: float) -> St
     ell = (k0 + np.arange(k1 - k0 + 1)) * h
     f, s = _loss_cdf_sf(ell, sigma, q, order)
     # cell masses P(ell_{j-1} < L <= ell_j), from whichever side is small
-    mass = np.where(s[1:] < 0.5, s[:-1] - s[1:], f[1:] - f[:-1])
-    mass = np.clip(mass, 0.0, None)
+    mass = np.clip(np.where(s[1:] < 0.5, s[:-1] - s[1:], f[1:] - f[:-1]), 0.0, None)
     upper = np.concatenate(([f[0]], mass))          # lifted bottom, rounded up
     lower = np.concatenate((mass, [s[-1]]))         # rounded down, lowered top, bottom dropped
     small = np.minimum(f, s)
@@ -171,12 +167,26 @@ _U = float(np.finfo(float).eps) / 2
 _NDTR_REL = 2e-13  # assumed relative error of scipy.special.ndtr (Cephes documents <= 3.4e-14)
 
 
+def _x_roundoff(ell, xs, sigma, q, order):
+    """A bound on |computed x(ell_j) - exact x(ell_j)| (proof, step 1, "Boundary round-off")."""
+    s2, a_ell = sigma ** 2, np.abs(ell)
+    rest = 16 * _U * (s2 * (1 - math.log(q)) + np.abs(xs) + 1)
+    if q == 1.0:
+        return 4 * _U * s2 * a_ell + rest
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        e = np.expm1(ell if order == "remove" else -ell)
+        y, e = e + q, np.abs(e)
+        ok = (y > 0) & (8 * _U * (1 + a_ell) * (e + 1) <= 0.05 * y)   # else: assumption 3
+        d = np.abs(np.diff(xs) / np.diff(ell))
+        slope = np.nan_to_num(np.fmax(np.r_[np.nan, d], np.r_[d, np.nan]), posinf=0.0)
+        return np.where(ok, 8 * _U * s2 * (e + a_ell * (e + 1)) / y + rest, 128 * _U * (
+            slope * (1 + a_ell) + 1 + np.abs(xs) + s2 * (1 + a_ell - math.log(q))))
+
+
 def _boundary_mass(ell, x, sigma, q, order):
     """Mass within the round-off of each computed boundary ``x(ell_j)`` (proof, step 1)."""
     xs = np.where(np.isfinite(x), x, np.nan)
-    d = np.abs(np.diff(xs)) / np.diff(ell)
-    slope = np.nan_to_num(np.fmax(np.concatenate(([np.nan], d)), np.concatenate((d, [np.nan]))), posinf=0.0)
-    dx = 128 * _U * (slope * (1 + np.abs(ell)) + 1 + np.abs(xs) + sigma ** 2 * (1 + np.abs(ell) - math.log(q)))
+    dx = _x_roundoff(ell, xs, sigma, q, order)
     comps = [(1.0 - q, 0.0), (q, 1.0)] if order == "remove" else [(1.0, 0.0)]
     pdf = sum(w * np.exp(-0.5 * (np.maximum(np.abs(xs - mu) - dx, 0) / sigma) ** 2)
               for w, mu in comps) / (sigma * math.sqrt(2 * math.pi))
@@ -199,8 +209,7 @@ def _check_composed(c, name: str = "c") -> None:
 def _partial(x: np.ndarray, sigma: float, q: float, order: str) -> tuple[np.ndarray, np.ndarray]:
     """Per cell ``(x_j, x_{j+1}]``: its probability ``m`` and ``E[X - x_j; cell]``."""
     comps = [(1.0 - q, 0.0), (q, 1.0)] if order == "remove" else [(1.0, 0.0)]
-    m = np.zeros(x.size - 1)
-    d = np.zeros(x.size - 1)
+    m, d = np.zeros(x.size - 1), np.zeros(x.size - 1)
     for w, mu in comps:
         if w == 0.0:
             continue
@@ -211,8 +220,7 @@ def _partial(x: np.ndarray, sigma: float, q: float, order: str) -> tuple[np.ndar
         phi = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
         m += w * mc
         d += w * ((mu - x[:-1]) * mc + sigma * (phi[:-1] - phi[1:]))
-    width = np.diff(x)
-    return m, np.clip(d, 0.0, m * width)
+    return m, np.clip(d, 0.0, m * np.diff(x))
 
 
 def mean_bounds(law: StepLaw, points: int = 1 << 18) -> tuple[float, float]:
@@ -231,8 +239,7 @@ def mean_bounds(law: StepLaw, points: int = 1 << 18) -> tuple[float, float]:
     points = check_positive_int(points, "points", maximum=1 << 24)
     if points < 2:
         raise ValueError(f"points must be >= 2, got {points!r}")
-    n = law.upper.size
-    ends = np.array([law.k0 * law.h, (law.k0 + n - 1) * law.h])
+    ends = np.array([law.k0, law.k0 + law.upper.size - 1]) * law.h
     xs = _x_of_loss(ends, law.sigma, law.q, law.order)
     xa, xb = np.sort(np.where(np.isfinite(xs), xs, -40.0 * law.sigma - 1.0))
     x = np.linspace(xa, xb, points + 1)
@@ -243,14 +250,11 @@ def mean_bounds(law: StepLaw, points: int = 1 << 18) -> tuple[float, float]:
     with np.errstate(invalid="ignore", divide="ignore"):
         xbar = np.where(m > 0, x[:-1] + d / np.where(m > 0, m, 1.0), x[:-1])
     jensen = m * _loss(xbar, law.sigma, law.q, law.order)
-    lo_sum = float(np.sum(np.minimum(chord, jensen)))
-    hi_sum = float(np.sum(np.maximum(chord, jensen)))
-    u = np.finfo(float).eps / 2
+    lo_sum, hi_sum = (float(np.sum(f(chord, jensen))) for f in (np.minimum, np.maximum))
     big = np.maximum(np.abs(values[:-1]), np.abs(values[1:])) + np.abs(slope) * np.diff(x)
-    cdf, sf = _x_survival(x, law.sigma, law.q, law.order)
-    small = np.minimum(cdf, sf)
+    small = np.minimum(*_x_survival(x, law.sigma, law.q, law.order))
     err_m = _NDTR_REL * (small[:-1] + small[1:]) * (1.0 + np.abs(x[:-1]) + law.sigma)
-    slack = float(np.sum(err_m * (big + np.abs(slope)))) + 2 * np.log2(points) * u * float(
+    slack = float(np.sum(err_m * (big + np.abs(slope)))) + 2 * np.log2(points) * _U * float(
         np.sum(np.abs(chord) + np.abs(jensen)))
     return lo_sum - slack, hi_sum + slack
 
@@ -273,8 +277,7 @@ def compose(law: StepLaw, steps: int, *, tail: float, upper: bool, lam: float = 
     """
     _check_law(law)
     steps = check_positive_int(steps, "steps", maximum=10 ** 7)
-    tail = check_real(tail, "tail", positive=True)
-    upper = check_bool(upper, "upper")
+    tail, upper = check_real(tail, "tail", positive=True), check_bool(upper, "upper")
     lams = {"lam": lam, "lam_lower": lam if lam_lower is None else lam_lower}
     for name, v in lams.items():  # 0: no tilt
         if check_real(v, name, nonneg=True) and not 1e-6 <= v <= 1e4:
@@ -325,7 +328,6 @@ def _compose_both(law, steps, tail, lams, max_n):
     return tuple(out)
 
 
-
 def delta_curve(c: Composed, eps: float) -> float:
     """A bound on ``delta(eps)`` of the exact composed law, on the side of ``c`` (proof, step 5).
 
@@ -343,7 +345,6 @@ def delta_curve(c: Composed, eps: float) -> float:
     value = float(np.sum(p * -np.expm1(np.minimum(eps - s, 0.0))))
     big = float(np.max(np.abs(s), initial=0.0)) + abs(eps) + 1.0
     slack = 1e-9 * value + 8 * _U * big * float(np.sum(p))
-    tilt = -c.lam * (eps - c.center)
     fft = 0.0
     if c.err and p.size:                 # err * || e^{-lam (s - center)} w(s) ||_2 over s > eps
         with np.errstate(divide="ignore"):
@@ -351,7 +352,7 @@ def delta_curve(c: Composed, eps: float) -> float:
         fft = c.err * math.exp(min(0.5 * float(logsumexp(2 * lw)), 700.0)) * (1 + 1e-6)
     if c.upper:
         return float(c.inf + value + slack + fft)
-    return float(value - slack - fft - c.alias - math.exp(min(c.alias_log + tilt, 700.0)))
+    return float(value - slack - fft - c.alias - math.exp(min(c.alias_log - c.lam * (eps - c.center), 700.0)))
 
 
 def epsilon_of(c: Composed, target: float) -> float:
@@ -384,8 +385,7 @@ def _estimate(c: Composed, target: float) -> float:
     """The least ``eps`` with computed ``delta <= target`` (no allowances), in closed form."""
     if c.inf >= target:
         return math.inf
-    p = c.p
-    s = (c.k0 + np.arange(p.size)) * c.h
+    p, s = c.p, (c.k0 + np.arange(c.p.size)) * c.h
     tail = np.cumsum(p[::-1])[::-1]                     # B_k = sum_{j >= k} p_j
     acc = scipy.signal.lfilter([1.0], [1.0, -math.exp(-c.h)], p[::-1])[::-1]  # sum p_j e^{-(j-k)h}
     ok = np.nonzero(c.inf + tail - acc <= target)[0]

@@ -9,7 +9,9 @@ the truncated geometric with r = e^{−ε}, exponential mechanisms over finite s
 - :func:`delta_curve` — the exact δ(ε) of a pair of rows, a sympy ``Piecewise`` (the hockey-stick
   divergence piece by piece);
 - :func:`prove_mechanism` — the same for a mechanism carrying ``symbolic_law`` (its law piece by piece);
-- :func:`fail_set` — the exact set of ε in a domain where an expression rational in e^ε is > 0.
+- :func:`fail_set` — the exact set of ε in a domain where an expression rational in e^ε is > 0;
+- :func:`prove_catalogue` — every catalogue family with a symbolic law proved for every ε > 0, and the
+  reason each other one falls back to points (``dpverify prove --catalogue``).
 
 This package decides symbolic laws; :mod:`dpverify.audit.exact` decides numeric (float or
 rational) matrices at one ε, and is the second route of the certificate.
@@ -30,6 +32,7 @@ from dpverify.exact.signs import fail_set
 from dpverify.exact.prove import SIZE_LIMIT, prove
 from dpverify.exact.delta import delta_curve
 from dpverify.exact.mechanism import prove_mechanism
+from dpverify.exact.catalogue import prove_catalogue
 
 __all__ = ["SIZE_LIMIT", "VERDICTS", "Counterexample", "ProofResult", "delta_curve", "fail_set", "prove",
-           "prove_mechanism", "render_set"]
+           "prove_catalogue", "prove_mechanism", "render_set"]

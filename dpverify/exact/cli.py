@@ -1,9 +1,11 @@
-"""``dpverify prove MODULE:FN [--pairs P] [--delta D] [--low A] [--high B] [--json]``.
+"""``dpverify prove MODULE:FN [--pairs P] [--delta D] [--low A] [--high B] [--json]``; ``dpverify prove --catalogue``.
 
 Thin: ``MODULE:FN`` names a function that takes a positive sympy symbol ε and returns the law (a
 ``sympy.Matrix``, rows inputs, columns outputs; modules in the current directory are found); the
 command calls :func:`dpverify.exact.prove` and prints the verdict (or its JSON). Exit status 0 proved,
-1 refuted or unknown, 2 bad input. sympy is imported only when the command runs.
+1 refuted or unknown, 2 bad input. sympy is imported only when the command runs. ``--catalogue``
+prints :func:`dpverify.exact.catalogue.prove_catalogue`: the families proved for every ε > 0 and the
+ones that fall back to points, each with its reason (exit 1 if a symbolic law is not proved).
 """
 
 from __future__ import annotations
@@ -39,8 +41,30 @@ def _example_law(eps):
     return sp.Matrix([[q, 1 - q], [1 - q, q]])
 
 
+def _catalogue(args) -> int:
+    import json
+
+    from dpverify.console import line, make_console
+    from dpverify.exact.catalogue import prove_catalogue
+
+    s = prove_catalogue()
+    if args.json:
+        print(json.dumps(s.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        con = make_console()
+        for text in s.lines():
+            con.print(line(text))
+    return 1 if s.with_status("refuted") or s.with_status("unknown") else 0
+
+
 def cmd_prove(args) -> int:
     """``dpverify prove``: 0 proved, 1 refuted or unknown, 2 bad input."""
+    if args.catalogue:
+        if args.law is not None:
+            raise ValueError(f"give either MODULE:FN or --catalogue, not both (got {args.law!r})")
+        return _catalogue(args)
+    if args.law is None:
+        raise ValueError("MODULE:FN is required (or --catalogue)")
     import sympy as sp
 
     from dpverify.exact import prove
@@ -76,7 +100,11 @@ def register(subparsers) -> None:
                     "columns outputs, entries rational in exp(epsilon)) is (epsilon, delta)-DP for every epsilon "
                     "in the domain, or give an exact counterexample. Exit status: 0 proved, 1 refuted or unknown, "
                     "2 bad input.", formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("law", metavar="MODULE:FN", help="a function of a positive sympy symbol epsilon returning the law")
+    p.add_argument("law", metavar="MODULE:FN", nargs="?", default=None,
+                   help="a function of a positive sympy symbol epsilon returning the law")
+    p.add_argument("--catalogue", action="store_true",
+                   help="prove every catalogue family with a symbolic law for all epsilon > 0; list the ones "
+                        "that fall back to points, with the reason")
     p.add_argument("--delta", default=None, help="delta: a number or an expression in epsilon (default 0)")
     p.add_argument("--pairs", default=None, help="ordered pairs of neighbouring rows, e.g. '[(0, 1), (1, 0)]' "
                                                  "(default: every pair)")

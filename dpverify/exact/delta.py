@@ -53,10 +53,20 @@ def pair_cells(law: Law, i: int, j: int, record: dict | None = None):
 
 
 def _excess(law: Law, i: int, j: int, outputs) -> sp.Poly:
-    """A polynomial with the sign of ``Σ_{o∈S} h_o − δ`` on the domain."""
-    expr = sum((law.h_expr(i, j, o) for o in outputs), sp.Integer(0)) - law.dpoly[0].as_expr() / law.dpoly[1].as_expr()
-    num, den = sp.fraction(sp.cancel(sp.together(expr)))
-    return sp.Poly(num, X, domain="QQ") * sp.Poly(den, X, domain="QQ")
+    """A polynomial with the sign of ``Σ_{o∈S} h_o − δ`` on the domain: N·D for the reduced fraction N/D.
+
+    Summed as fractions of polynomials over QQ (h_o = (N_i D_j − x^L N_j D_i)/(D_i D_j)), reduced by their
+    gcd at each step, so N·D has no root that N/D lacks (no spurious zero splits a cell where it fails).
+    """
+    xl = sp.Poly(X ** law.L, X, domain="QQ")
+    num, den = -law.dpoly[0], law.dpoly[1]
+    for o in outputs:
+        (Ni, Di), (Nj, Dj) = law.polys[i][o], law.polys[j][o]
+        hn, hd = Ni * Dj - xl * Nj * Di, Di * Dj
+        num, den = num * hd + hn * den, den * hd
+        g = num.gcd(den)
+        num, den = num.exquo(g), den.exquo(g)
+    return num * den
 
 
 def delta_failures(law: Law, i: int, j: int, record: dict | None = None):

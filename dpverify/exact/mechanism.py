@@ -88,7 +88,7 @@ def prove_mechanism(mechanism, *, epsilon=None, rng: np.random.Generator | None 
                                    {"pieces": rows, "pairs": [list(p) for p in law.pairs]})
     cert = {"pieces": rows, "pairs": [list(p) for p in law.pairs], "delta": str(law.delta)}
     if verdicts and all(r.verdict == "proved" for r in verdicts):
-        kind = "pure epsilon-DP" if law.delta == 0 else f"(epsilon, {law.delta})-DP"
+        kind = "pure epsilon-DP" if law.delta == 0 else f"(epsilon, {law.delta} ≈ {float(law.delta):.6g})-DP"
         return ProofResult("proved", f"{kind} holds for every epsilon > 0: {len(rows)} piece(s) of the law, "
                            f"{len(law.pairs)} ordered pairs, each piece proved exactly", None, cert)
     why = next((r.reason for r in verdicts if r.verdict == "unknown"), "the law has no piece in epsilon > 0")

@@ -117,8 +117,14 @@ def as_pairs(pairs: list[Pair], description: str) -> Pairs:
 def _scalar(family, fn, relation, pairs, *, epsilon, sensitivity=1.0):
     kw = (("sensitivity", sensitivity), ("epsilon", epsilon))
     rel = as_pairs(pairs(epsilon=epsilon, sensitivity=sensitivity), relation.format(s=sensitivity))
+    symbolic = None
+    if fn is _geometric:  # integer outputs: a finite law with its two tails lumped (dpverify.exact.lumped)
+        from dpverify.exact.lumped import GeometricLaw
+
+        symbolic = GeometricLaw(tuple((p.d, p.d_prime) for p in pairs(epsilon=epsilon, sensitivity=sensitivity)),
+                                int(sensitivity))
     return FunctionMechanism(Call(fn, kw), epsilon, 0.0, family_name(family, dict(epsilon=epsilon, sensitivity=sensitivity)),
-                             rel, sensitivity_value=sensitivity)
+                             rel, sensitivity_value=sensitivity, symbolic=symbolic)
 
 
 def score_pairs(*, epsilon, k, sensitivity=1.0, seed=0, factor=None):
@@ -136,7 +142,25 @@ def score_pairs(*, epsilon, k, sensitivity=1.0, seed=0, factor=None):
     q = g.uniform(0.0, 3.0 * sensitivity, k)
     up = np.zeros(k)
     up[0] = sensitivity
-    return [Pair(q, q + g.uniform(-sensitivity, sensitivity, k)), Pair(q, q + up), Pair(q, q + 2 * up - sensitivity)]
+    return [Pair(q, _within(q, q + d, sensitivity))
+            for d in (g.uniform(-sensitivity, sensitivity, k), up, 2 * up - sensitivity)]
+
+
+def _within(q: np.ndarray, moved: np.ndarray, sensitivity: float) -> np.ndarray:
+    """``moved`` with each entry stepped one ulp at a time towards ``q`` until ``|moved − q| ≤ sensitivity``
+    holds in floating point: ``q + Δ`` rounds, and ``(q + Δ) − q`` can exceed Δ by an ulp, which would make
+    the pair break the relation it is stated under.
+
+    >>> q = np.array([0.1]); bool(abs(_within(q, q + 0.2, 0.2)[0] - q[0]) <= 0.2)
+    True
+    """
+    out = np.array(moved, dtype=float)
+    for _ in range(8):  # one or two steps suffice: each step moves the difference by about one ulp
+        over = np.abs(out - q) > sensitivity
+        if not over.any():
+            return out
+        out[over] = np.nextafter(out[over], q[over])
+    raise ArithmeticError(f"could not bring the neighbour within sensitivity={sensitivity!r} of the scores")
 
 
 def exponential_mechanism(*, epsilon, k, sensitivity=1.0, seed=0):

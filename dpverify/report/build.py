@@ -27,6 +27,7 @@ from dpverify.validation import check_bool, check_path, check_positive_int, chec
 from dpverify.claims import Claim, Method, Outcome, Result, Source, Verdict, all_claims, get_claim, result_to_json
 from dpverify.claims import run_claims, to_jsonable
 from dpverify.claims.drift import compare_reports
+from dpverify.claims.protocol import DrawnFigure, utf8_safe
 from dpverify.report.figures import FigureImage, image_from_json, image_to_json, render_claim_figure
 from dpverify.report.document import check_document
 from dpverify.report.entries import VERDICTS, is_self_test
@@ -199,7 +200,9 @@ def results_document(results: Iterable[Result], *, command: str | None, started:
                          total_seconds=total_seconds, figure_errors=figure_errors, figures_drawn=figures_drawn,
                          settings=settings)
     for e, r in zip(doc["claims"], results):
-        e["figure_data"] = None if r.outcome.figure_data is None else to_jsonable(r.outcome.figure_data)
+        data = r.outcome.figure_data
+        data = data.data if isinstance(data, DrawnFigure) else data  # the data, without what was drawn from it
+        e["figure_data"] = None if data is None else to_jsonable(data)
     return doc
 
 
@@ -277,7 +280,7 @@ def write_report(out_dir: str | Path, doc: Mapping[str, Any], results: Iterable[
     """Draw the figures of ``results``, then write ``report.html`` and ``report.json`` of ``doc``."""
     out = _check_out_dir(out_dir)
     _check_old(compare_with)
-    doc = check_document(doc)
+    doc = utf8_safe(check_document(doc))  # every text can be written as UTF-8 (a lone surrogate is escaped)
     results = _results(results)
     if proofs_root is not None:
         check_path(proofs_root, "proofs_root")
@@ -285,6 +288,9 @@ def write_report(out_dir: str | Path, doc: Mapping[str, Any], results: Iterable[
     saved = {k: v for k, v in saved.items() if v is not None}
     figures, figure_errors = draw_figures([r for r in results if r.claim.id not in saved])
     figures.update(saved)
+    for e in doc["claims"]:  # a saved figure error stays when nothing here can draw the figure (a user's file)
+        if isinstance(e.get("figure_error"), str) and e["id"] not in figures:
+            figure_errors.setdefault(e["id"], e["figure_error"])
     doc = dict(doc)
     doc["claims"] = [{**e, "figure": e["id"] in figures, "figure_error": figure_errors.get(e["id"]),
                       **({"figure_image": image_to_json(figures[e["id"]])} if e["id"] in figures else {})}

@@ -118,7 +118,8 @@ def _selected(args: argparse.Namespace, only: str | None) -> tuple[list, list]:
     from dpverify.claims.model import check_timeout
 
     limit = _LOAD_LIMIT if args.timeout is None else check_timeout(args.timeout, "--timeout")
-    rows, claims, problem = claims_to_run(list(getattr(args, "sources", None) or []), only=only, limit=limit)
+    rows, claims, problem = claims_to_run(list(getattr(args, "sources", None) or []), only=only, limit=limit,
+                                          figures=True)  # a user's figures are drawn by their checks' processes
     if problem is not None:
         print(f"report: not loaded: {problem}", file=sys.stderr)
     return rows, claims

@@ -232,14 +232,14 @@ def _plural(n: int, word: str) -> str:
 
 
 def statement_html(text: str) -> str:
-    """A claim's statement as HTML: set with its math (:func:`~dpverify.report.mathtext.prose_html`),
+    """A claim's statement as HTML: set with its math as MathML (:func:`~dpverify.report.mathtext.prose_html`),
     and, when setting it changed anything, the statement exactly as written beside it (a statement is
-    always quoted exactly).
+    always quoted exactly; the quote is set light, and is printed too).
 
     >>> statement_html("p < 1")
     'p &lt; 1'
     >>> statement_html("2^(m−1)")
-    '2<sup>m−1</sup><span class="exact"> (as written: <code>2^(m−1)</code>)</span>'
+    '<math><msup><mn>2</mn><mrow><mi>m</mi><mo>−</mo><mn>1</mn></mrow></msup></math><span class="exact"> (as written: <code>2^(m−1)</code>)</span>'
     """
     import html
 

@@ -5,6 +5,11 @@ outcome carries the plotting data in ``Outcome.figure_data`` (after a run in
 worker processes that data arrives as plain JSON lists).  A figure function
 that raises does not stop the report: the error is shown instead.
 
+The figure of a claim from a user's file is drawn by the process that ran its check (the
+parent never imports that file) and arrives with its report
+(:class:`~dpverify.claims.protocol.DrawnFigure`); :func:`render_claim_figure` then uses the
+image only when :func:`image_from_json` accepts it, else it gives a figure error.
+
 Example
 -------
 >>> from matplotlib.figure import Figure
@@ -26,9 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpverify.claims.model import Result
+from dpverify.claims.protocol import DrawnFigure, utf8_safe
 
-__all__ = ["FigureImage", "MIN_FONT", "figure_caption", "figure_to_png", "image_from_json", "image_to_json", "readable",
-           "render_claim_figure"]
+__all__ = ["FigureImage", "MIN_FONT", "figure_caption", "figure_to_png", "image_from_json", "image_problem",
+           "image_to_json", "readable", "render_claim_figure"]
 
 _DPI = 100
 
@@ -96,35 +102,78 @@ def image_to_json(img: FigureImage) -> dict[str, Any]:
     return {"png_base64": img.png_base64, "width": img.width, "height": img.height, "caption": img.caption}
 
 
-#: largest saved image :func:`image_from_json` accepts (base64 characters)
-MAX_SAVED_IMAGE = 8_000_000
+#: largest saved image :func:`image_from_json` accepts (base64 characters), longest caption (characters)
+#: and most pixels (width × height)
+MAX_SAVED_IMAGE, MAX_CAPTION, MAX_PIXELS = 8_000_000, 10_000, 25_000_000
 
 
 def image_from_json(obj: Any) -> FigureImage | None:
-    """The figure saved by :func:`image_to_json`, or None when ``obj`` is not one.
+    """The figure saved by :func:`image_to_json`, or None when ``obj`` is not one (:func:`image_problem`).
 
     A saved results file may hold anything: the image is used only when it is base64 of a PNG
-    whose header gives the saved width and height (the page embeds it as a ``data:`` URI).
+    whose header gives the saved width and height (the page embeds it as a ``data:`` URI), with a
+    caption of at most :data:`MAX_CAPTION` characters.
 
     >>> from matplotlib.figure import Figure
     >>> img = figure_to_png(Figure(figsize=(1, 1)))
     >>> image_from_json(image_to_json(img)) == img, image_from_json({"png_base64": "PHNjcmlwdD4="})
     (True, None)
     """
+    if image_problem(obj) is not None:
+        return None
+    return FigureImage(obj["png_base64"], obj["width"], obj["height"], obj.get("caption", ""))
+
+
+def image_problem(obj: Any) -> str | None:
+    """Why ``obj`` is not an image :func:`image_from_json` accepts, naming the test it fails; None if it is.
+
+    The tests: a dict; ``png_base64`` a string of 1 to :data:`MAX_SAVED_IMAGE` characters; a
+    ``caption`` (if any) of at most :data:`MAX_CAPTION` characters; ``width`` and ``height`` whole
+    numbers in [1, 99999] with at most :data:`MAX_PIXELS` pixels; the data base64 of a PNG whose
+    chunks are whole, begin with an ``IHDR`` giving that width and height, hold image data (``IDAT``)
+    and end with ``IEND``.
+
+    >>> image_problem({"png_base64": "PHNjcmlwdD4=", "width": 1, "height": 1})
+    'the data is not a PNG image (no PNG signature and IHDR header)'
+    """
     if not isinstance(obj, dict):
-        return None
+        return f"not an image (a {type(obj).__name__})"
     data, w, h, cap = obj.get("png_base64"), obj.get("width"), obj.get("height"), obj.get("caption", "")
-    if not (isinstance(data, str) and 0 < len(data) <= MAX_SAVED_IMAGE and isinstance(cap, str)
-            and all(isinstance(x, int) and not isinstance(x, bool) and 0 < x < 100_000 for x in (w, h))):
-        return None
+    if not isinstance(data, str) or not 0 < len(data) <= MAX_SAVED_IMAGE:
+        return f"png_base64 is not a string of 1 to {MAX_SAVED_IMAGE} characters"
+    if not isinstance(cap, str) or len(cap) > MAX_CAPTION:
+        return f"the caption is not a string of at most {MAX_CAPTION} characters"
+    if not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x < 100_000 for x in (w, h)):
+        return "the width and height are not whole numbers from 1 to 99999"
+    if w * h > MAX_PIXELS:
+        return f"the image has {w} × {h} pixels, more than {MAX_PIXELS}"
     try:
-        head = base64.b64decode(data[:64], validate=True)
-        base64.b64decode(data, validate=True)
+        png = base64.b64decode(data, validate=True)
     except ValueError:
-        return None
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR" or struct.unpack(">II", head[16:24]) != (w, h):
-        return None
-    return FigureImage(data, w, h, cap)
+        return "png_base64 is not base64"
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR" or len(png) < 24:
+        return "the data is not a PNG image (no PNG signature and IHDR header)"
+    if struct.unpack(">II", png[16:24]) != (w, h):
+        return f"the PNG header gives the size {struct.unpack('>II', png[16:24])}, not the {w} × {h} stated"
+    return _chunk_problem(png)
+
+
+def _chunk_problem(png: bytes) -> str | None:
+    """Why the chunks after the PNG signature are not whole, or hold no ``IDAT``, or do not end with ``IEND``."""
+    at, kinds = 8, []
+    while at + 12 <= len(png):
+        size = struct.unpack(">I", png[at:at + 4])[0]
+        kinds.append(png[at + 4:at + 8])
+        at += 12 + size
+        if kinds[-1] == b"IEND":
+            break
+    if at > len(png):
+        return "the PNG data is cut short (a chunk runs past its end)"
+    if b"IDAT" not in kinds:
+        return "the PNG holds no image data (no IDAT chunk)"
+    if kinds[-1] != b"IEND":
+        return "the PNG does not end with an IEND chunk"
+    return None
 
 
 #: smallest font size (points) of tick labels and legend entries in a report figure
@@ -192,18 +241,30 @@ def render_claim_figure(result: Result) -> tuple[FigureImage | None, str | None]
     """``(image, None)``; ``(None, None)`` when there is no figure; ``(None, traceback)`` when drawing failed.
 
     A claim without a figure function, or whose check crashed or timed out
-    (``result.error`` set), has no figure.
+    (``result.error`` set), has no figure.  A figure drawn by the process that ran the check
+    (:class:`~dpverify.claims.protocol.DrawnFigure`) is used as sent when it is a PNG image
+    (:func:`image_from_json`); the error it carries is given as it was sent.
     """
     if not isinstance(result, Result):
         raise TypeError(f"result must be a Result, got {type(result).__name__}")
     c = result.claim
-    if c.figure is None or result.error is not None:
+    if result.error is not None:
+        return None, None
+    drawn = result.outcome.figure_data
+    if isinstance(drawn, DrawnFigure):
+        if drawn.error is not None:
+            return None, drawn.error
+        why = image_problem(drawn.image)
+        if why is not None:
+            return None, f"the check's process sent a figure that is not accepted: {why}"
+        return image_from_json(drawn.image), None
+    if c.figure is None:
         return None, None
     try:
         fig = c.figure(result.outcome)
         img = figure_to_png(fig)
         if not img.caption:
             img = dataclasses.replace(img, caption=figure_caption(None, result.outcome.figure_data))
-        return img, None
+        return dataclasses.replace(img, caption=utf8_safe(img.caption)), None
     except Exception:
-        return None, traceback.format_exc()
+        return None, utf8_safe(traceback.format_exc())  # a lone surrogate (a file name) is escaped

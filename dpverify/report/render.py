@@ -190,8 +190,10 @@ def _header(page: _Page) -> list[str]:
         f"<style>{_CSS}</style></head><body>",
         "<header><h1>dpverify audit report</h1>",
         status_line(page.claims, prov),
-        f'<p class="muted">{len(page.claims)} claims: {len(page.stated)} statements of {len(page.order)} papers and '
-        f'{len(page.selftests)} self-tests of the library · dpverify {_e(prov.get("dpverify_version", "?"))}, '
+        f'<p class="muted">{len(page.claims)} {"claim" if len(page.claims) == 1 else "claims"}: '
+        f'{len(page.stated)} {"statement" if len(page.stated) == 1 else "statements"} of {len(page.order)} '
+        f'{"paper" if len(page.order) == 1 else "papers"} and '
+        f'{len(page.selftests)} {"self-test" if len(page.selftests) == 1 else "self-tests"} of the library · dpverify {_e(prov.get("dpverify_version", "?"))}, '
         f'git {_e(str(prov.get("git_revision", "unknown"))[:12])} · started {_e(prov.get("started_utc", "?"))} · '
         f'<code>{_e(prov.get("command", ""))}</code></p></header>',
     ]

@@ -3,6 +3,11 @@
 In print every evidence table is open (``details.evidence::details-content``) and the claims
 are set in two columns, so that the default report prints whole to at most 40 A4 pages
 (``tests/report/test_report_print.py`` counts them in headless Chromium).
+
+Statements' math is inline MathML (:mod:`dpverify.report.mathtext`) at the size of the text
+around it; an index of an index is kept at the size of an index, so that it stays legible in
+print (``tests/report/test_mathtext_browser.py``).  The exact quote beside a set statement is
+set light (muted, smaller), on screen and in print.
 """
 
 __all__ = ["CSS"]
@@ -41,7 +46,11 @@ tr.err > th, tr.err > td { background:#ffebe9; }
 span.num { border-bottom: 1px dotted #8c959f; }
 figure { margin: 8px 0; } figure img { max-width: 100%; height: auto; border: 1px solid #d0d7de; }
 figcaption { color: #1f2328; font-size: 13px; }
-math { font-size: 1.15em; } .formula math { math-style: normal; }
+math { font-size: 1em; } .formula math { font-size: 1.15em; math-style: normal; }
+/* an index of an index is set no smaller than an index (legible in print) */
+:is(msub, msup, msubsup) > :not(:first-child) :is(msub, msup, msubsup) > :not(:first-child),
+:is(msub, msup, msubsup) > :is(msub, msup, msubsup):not(:first-child) > :not(:first-child) { math-depth: add(0); }
+.exact { color: var(--muted); font-size: 0.85em; } .exact code { font-size: 0.95em; }
 .proofdoc { border: 1px solid #d0d7de; border-radius: 6px; padding: 4px 18px; margin: 10px 0; }
 .missing { color: var(--refuted); }
 nav#contents ol { columns: 2; margin: 4px 0; }
@@ -50,6 +59,7 @@ nav#contents ol { columns: 2; margin: 4px 0; }
   body { max-width: none; padding: 0; font-size: 10px; line-height: 1.35; }
   h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 16px; } h3 { font-size: 12px; }
   code, pre { font-size: 9px; } th, td { padding: 1px 5px; } .meta { font-size: 9px; margin: 2px 0; }
+  li.finding .why { font-size: 9.5px; }
   .claim { padding: 4px 8px; margin: 6px 0; border-radius: 0; } .claim, figure, tr, li.finding { break-inside: avoid; }
   figure img { max-height: 80mm; width: auto; }
   details:not([open]) { break-inside: avoid; }

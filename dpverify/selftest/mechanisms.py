@@ -97,6 +97,17 @@ def control(*, cls: str, epsilon, **params):
     elif cls == "KRR":
         law = MatrixLaw(tuple(map(tuple, krr_matrix(obj.k, epsilon))))
         symbolic = KRRLaw(obj.k)
+    elif cls == "NoisyMax" and obj.noise == "exponential" and obj.returns == "index":  # rational in e^(ε/2)
+        from dpverify.exact.argmax import ArgmaxExpLaw
+
+        symbolic = ArgmaxExpLaw(tuple((p.d, p.d_prime) for p in pairs), 2)
+    elif cls == "GeometricMechanism":  # integer outputs: a finite law with its two tails lumped
+        from fractions import Fraction
+
+        from dpverify.exact.lumped import GeometricLaw
+
+        symbolic = GeometricLaw(tuple((p.d, p.d_prime) for p in pairs),
+                                Fraction(obj.scale_factor) * obj.sensitivity)
     rel = Pairs(tuple((p.d, p.d_prime) for p in pairs), description=_RELATIONS.get(cls, "|d - d'| <= 1"))
     return FunctionMechanism(obj, epsilon, 0.0, family_name(f"audit.mechanisms.{cls}", dict(epsilon=epsilon, **params)),
                              rel, law=law, symbolic=symbolic)

@@ -3,6 +3,8 @@
 For each family of :func:`dpverify.audit.produced.produced_mechanisms`, hypothesis draws the
 factory's parameters from its ``space`` and the walk checks every neighbouring pair:
 
+* a symbolic law (``symbolic_law``) -> PROVED for every ε > 0 (:func:`dpverify.exact.prove_mechanism`),
+  then checked at the drawn ε as below;
 * finite output distribution -> EXACT: the pair's two pmfs, on the union of their supports, must
   be (ε, δ)-indistinguishable (:func:`dpverify.audit.check_ldp`, hockey-stick in both orders), and
   the sampler must draw from that pmf (chi-square goodness of fit per input, false-alarm rate
@@ -32,6 +34,7 @@ from scipy import stats
 from dpverify.audit import Mechanism, check_ldp, checked_sample, epsilon_lower_bound
 from dpverify.audit.produced import Pair, Param, Produced, produced_mechanisms
 from dpverify.audit.protocol import FunctionMechanism
+from dpverify.exact import prove_mechanism
 
 REGISTRY = produced_mechanisms()
 CONFIDENCE = 1.0 - 1e-6
@@ -84,6 +87,9 @@ def check_produced(entry: Produced, params: dict, seed: int, scale: int = 1) -> 
     mech = entry.factory(**params)
     assert isinstance(mech, Mechanism)
     assert mech.name and mech.relation and mech.epsilon > 0 and 0 <= mech.delta < 1
+    if hasattr(mech, "symbolic_law"):  # a symbolic law: proved for every ε > 0, not only at the drawn ε
+        proof = prove_mechanism(mech)
+        assert proof.verdict == "proved", f"{mech.name} ({params}) is not proved for all ε > 0: {proof.reason}"
     rng = np.random.default_rng(seed)
     for i, pair in enumerate(entry.pairs(**params)):
         if hasattr(mech, "output_distribution"):
@@ -176,6 +182,17 @@ def test_walk_catches_overclaimed_finite_mechanism():
                      REGISTRY["primitives.randomized_response"].pairs)
     with pytest.raises(AssertionError, match="overclaimed kRR is not"):
         walk(entry, examples=3)
+
+
+def test_walk_catches_a_symbolic_law_that_is_not_dp_for_every_epsilon(monkeypatch):
+    """k-RR whose symbolic law keeps with e^{2ε} (exactly 2ε-DP): the walk's proof step fails."""
+    from planted import doubled_krr_law
+
+    from dpverify.exact.closed import KRRLaw
+
+    monkeypatch.setattr(KRRLaw, "__call__", lambda self, e: doubled_krr_law(self.k, e))
+    with pytest.raises(AssertionError, match="is not proved for all ε > 0"):
+        walk(REGISTRY["primitives.randomized_response"], examples=1)
 
 
 def test_walk_catches_sampler_off_its_pmf():

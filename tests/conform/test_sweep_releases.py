@@ -6,6 +6,10 @@ OpenDP; the sweep runs there with this tree on ``PYTHONPATH``.  Without the pack
 the release refused) the test is skipped with the reason.  Run with ``pytest -m slow
 tests/conform/test_sweep_releases.py``; ``DPVERIFY_OPENDP_RELEASES`` (e.g. ``0.12,0.14``) picks the releases.
 A correct release is refuted with probability ≤ 1 % (the sweep's confidence, 0.99).
+
+Known finding: before 0.15, ``make_randomized_response_bitvec`` leaves the last bit of the vector
+unrandomized (opendp/opendp#2707, fixed by #2708), so its stated ε does not hold: on 0.12 and 0.14 those
+rows must be refuted (exit status 1), and nothing else.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ RELEASES = [r.strip() for r in os.environ.get("DPVERIFY_OPENDP_RELEASES", "0.12,
 ROOT = Path(__file__).resolve().parents[2]
 #: constructors every release from 0.12 on has and the sweep drives
 COMMON = {"make_laplace", "make_geometric", "make_gaussian", "make_randomized_response_bool",
-          "make_randomized_response", "make_report_noisy_max_gumbel"}
+          "make_randomized_response", "make_report_noisy_max_gumbel", "make_randomized_response_bitvec"}
 
 
 def _venv(tmp_path_factory, release: str) -> Path:
@@ -51,10 +55,13 @@ def test_sweep_runs_on_another_opendp_release(tmp_path_factory, release):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([str(python), "-m", "dpverify", "conform", "opendp", "--json", "--samples", "20000"],
                          capture_output=True, text=True, timeout=1800, env=env, cwd=str(ROOT))
-    assert out.returncode == 0, out.stderr[-2000:]
-    rows = json.loads(out.stdout)
+    rows = json.loads(out.stdout) if out.stdout.strip() else []
+    buggy = {"make_randomized_response_bitvec"} if tuple(int(v) for v in release.split(".")[:2]) < (0, 15) else set()
+    refuted = {r["constructor"] for r in rows if r["verdict"] == "refuted"}
+    assert out.returncode == (1 if buggy else 0), out.stderr[-2000:]
+    assert refuted == buggy, refuted
     assert {r["library"] for r in rows} == {f"opendp {v}" for v in {r["library"].split()[1] for r in rows}}
     assert all(r["library"].startswith(f"opendp {release}.") for r in rows)
     assert COMMON <= {r["constructor"] for r in rows}
-    assert {r["verdict"] for r in rows} <= {"consistent", "error"} and sum(r["verdict"] == "error" for r in rows) == 0
+    assert sum(r["verdict"] == "error" for r in rows) == 0
     assert "not driven: make_user_measurement" in out.stderr

@@ -6,13 +6,16 @@ at its defaults and at parameters drawn from its space (seeded), and the symboli
 against the numeric finite law at sampled ε (the family built at that ε): the same rows (inputs), the
 same zeros, and every entry within 1e-12 (float64 rounding of the numeric law; the symbolic one is
 evaluated in 30 digits). The relation's candidate pairs must be among the symbolic law's pairs.
-The families without a finite law (continuous or unbounded outputs) fall back to points; the test
+The geometric mechanism's law lumps its two unbounded tails into cells (``dpverify.exact.lumped``): it is
+checked against the mechanism's own sampler (chi-square, false-alarm rate 1e-6 per input). The families
+without a finite law (continuous outputs, or no exact law attached) fall back to points; the test
 prints the counts.
 """
 
 import numpy as np
 import pytest
 import sympy as sp
+from planted import doubled_krr_law
 
 from dpverify.exact import prove, prove_mechanism
 from dpverify.exact.closed import ExponentialLaw, KRRLaw
@@ -47,6 +50,9 @@ def cross_check(fam, params, eps_values):
         m = fam.make(**{**params, "epsilon": e})
         law = m.symbolic_law(EPS)
         num = law.at(e)
+        if not hasattr(m, "law"):  # a law with lumped cells (the geometric mechanism): the sampler is the check
+            sampled_check(m, law, num)
+            continue
         for i, d in enumerate(law.inputs):
             support, probs = m.law(d)
             row = np.zeros(num.shape[1])
@@ -58,12 +64,31 @@ def cross_check(fam, params, eps_values):
             assert (keys[_key(a)], keys[_key(b)]) in law.pairs and (keys[_key(b)], keys[_key(a)]) in law.pairs
 
 
+def sampled_check(m, law, num, n=200_000, seed=0):
+    """The mechanism's own sampler against a law whose outputs are integers and the cells '< lo' / '> hi':
+    a chi-square goodness of fit per input, false-alarm rate 1e-6 each (the cells with expected count < 5 merged)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    lo, hi = law.inputs[0], law.inputs[-1]
+    for i, d in enumerate(law.inputs):
+        y = np.asarray(m.sample(d, rng, n))
+        counts = np.array([np.sum(y < lo), *[np.sum(y == v) for v in range(lo, hi + 1)], np.sum(y > hi)])
+        exp = num[i] * n
+        keep = exp >= 5
+        obs, ex = np.r_[counts[keep], counts[~keep].sum()], np.r_[exp[keep], exp[~keep].sum()]
+        obs, ex = obs[ex > 0], ex[ex > 0]
+        p = stats.chisquare(obs, ex * obs.sum() / ex.sum()).pvalue
+        assert p > 1e-6, (m.name, d, counts, exp)
+
+
 def _expected(m, params) -> str:
     """'proved', or 'either' for an exponential mechanism whose float pair is past Δ exactly.
 
     ``score_pairs`` builds q′ = q + 2·up − Δ in floats: |q − q′| can exceed Δ by one rounding (e.g. Δ = 1.864
     gives 1.8640000000000003); the exact mechanism on such a pair may then fail ε-DP for large ε, and a proof
-    is neither required nor excluded (the test below pins one pair where it is not proved).
+    is neither required nor excluded. ``score_pairs`` now steps such a neighbour back within Δ, so every
+    catalogue pair is 'proved'; the guard stays for pairs a user builds.
     """
     from fractions import Fraction
 
@@ -115,14 +140,19 @@ def test_symbolic_laws_on_many_draws():
             cross_check(fam, params, tuple(float(x) for x in np.round(rng.uniform(0.1, 3.0, 3), 3)))
 
 
-def test_a_float_pair_past_the_sensitivity_is_not_proved():
-    """A catalogue pair with |q − q′| = 1.8640000000000003 > Δ = 1.864: the exact law is not proved."""
+def test_the_float_pair_that_was_past_the_sensitivity_is_now_within_it_and_proved():
+    """Δ = 1.864 at seed 717 gave |q − q′| = 1.8640000000000003 > Δ (``q + Δ`` rounds up), and the exact
+    law was not proved ("unknown"); ``score_pairs`` now steps such a neighbour back by an ulp, so the pair
+    keeps the stated relation and the law is proved."""
+    from fractions import Fraction
+
     fam = catalogue().families["primitives.exponential_mechanism"]
     params = {"epsilon": 1.803, "k": 6, "seed": 717, "sensitivity": 1.864}
     m = fam.make(**params)
-    assert _expected(m, params) == "either"
-    r = prove_mechanism(m)
-    assert r.verdict == "unknown" and "partial-sum certificate does not settle" in r.reason
+    assert all(abs(Fraction(float(x)) - Fraction(float(y))) <= Fraction(1.864)
+               for a, b in m.relation.candidates() for x, y in zip(np.ravel(a), np.ravel(b)))
+    assert _expected(m, params) == "proved"
+    assert prove_mechanism(m).verdict == "proved"
 
 
 def test_cross_check_catches_a_wrong_symbolic_law(monkeypatch):
@@ -140,19 +170,11 @@ def test_cross_check_catches_a_wrong_symbolic_law(monkeypatch):
 
 def test_planted_krr_flip_is_refuted_with_the_exact_epsilon_needed(monkeypatch):
     """k-RR whose keep probability uses e^{2ε} (the law is then exactly 2ε-DP): refuted, ε′ = 2ε exactly."""
-    monkeypatch.setattr(KRRLaw, "__call__", lambda self, e: _krr2(self.k, e))
+    monkeypatch.setattr(KRRLaw, "__call__", lambda self, e: doubled_krr_law(self.k, e))
     m = catalogue().families["primitives.randomized_response"].make(k=3)
     r = prove(m, epsilon=EPS)
     assert r.verdict == "refuted"
     assert sp.simplify(r.counterexample.epsilon_needed - 2 * EPS) == 0
-
-
-def _krr2(k, e):
-    from dpverify.mechanisms.protocol import SymbolicLaw
-
-    E = sp.exp(2 * e)
-    M = sp.Matrix(k, k, lambda i, o: (E if i == o else 1) / (E + k - 1))
-    return SymbolicLaw(e, M, inputs=tuple(range(k)), pairs=tuple((i, j) for i in range(k) for j in range(k) if i != j))
 
 
 def test_rr_optimum_pieces_cover_epsilon_and_switch_support():
@@ -178,4 +200,4 @@ def test_prove_takes_a_mechanism_with_epsilon_only():
     with pytest.raises(ValueError, match="carries its own pairs"):
         prove(m, epsilon=EPS, pairs=[(0, 1)])
     with pytest.raises(TypeError, match="symbolic law"):
-        prove_mechanism(catalogue()["primitives.geometric_mechanism"])
+        prove_mechanism(catalogue()["primitives.laplace_mechanism"])

@@ -66,7 +66,7 @@ def test_report_of_a_users_claims_file(mine):
     assert "<td>∞</td>" in page and "<td>inf</td>" not in page
     assert ">Naive noise is Lap(1/ε) gap<" in page  # humanised key
     assert "MT2m-1-1R(1)" not in page and "MT2m-1-1R(1)" in json.dumps(doc)  # the excerpt: JSON only
-    assert "<code>B(0)</code>" in page and "e<sup>ε</sup>" in page  # backticks and math set, not shown raw
+    assert "<code>B(0)</code>" in page and "<msup><mi>e</mi><mi>ε</mi></msup>" in page  # backticks and math set, not shown raw
     assert (mine.parent / f"{mine.name}-runs.txt").read_text().split() == ["bound"]  # ran once
 
 

@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from dpverify.validation import check_generator, check_real
 
-__all__ = ["ExactContext", "OutVar", "SampleContext", "Sampled", "Threshold"]
+__all__ = ["ExactContext", "OutVar", "SampleContext", "Sampled", "Threshold", "noise_scale"]
 
 
 class Threshold:
@@ -94,13 +94,26 @@ class Sampled(int):
         return ("$", self.kind, self.parent)
 
 
-def _scale(b):
+def noise_scale(b: numbers.Real | Fraction | None) -> Fraction | None:
+    """A noise scale as an exact ``Fraction`` (a finite number > 0, read at its exact binary value for
+    a float), or None (no noise).
+
+    >>> noise_scale(0.5), noise_scale(None)
+    (Fraction(1, 2), None)
+    """
     if b is None:
         return None
-    b = Fraction(b)
+    if isinstance(b, Fraction):
+        if b <= 0:
+            raise ValueError(f"b (a noise scale) must be a positive number or None, got {b}")
+        return b
+    if isinstance(b, numbers.Integral) and not isinstance(b, bool):
+        b = int(b)
+    else:
+        b = check_real(b, "b", positive=True)
     if b <= 0:
-        raise ValueError(f"scale must be a positive number or None, got {b}")
-    return b
+        raise ValueError(f"b (a noise scale) must be a positive number or None, got {b}")
+    return Fraction(b)
 
 
 class SampleContext:
@@ -129,27 +142,27 @@ class SampleContext:
         return Sampled(value, self._ids - 1, kind, inc, parent)
 
     def threshold(self, T, b):
-        return int(T) + self._z(_scale(b))
+        return int(T) + self._z(noise_scale(b))
 
     def noisy_ge(self, x, b, thr) -> bool:
-        return int(x) + self._z(_scale(b)) >= int(thr)
+        return int(x) + self._z(noise_scale(b)) >= int(thr)
 
     def noisy_gap(self, x, b, thr, at_least=0):
-        g = int(x) + self._z(_scale(b)) - int(thr)
+        g = int(x) + self._z(noise_scale(b)) - int(thr)
         return self._new(g, "gap") if g >= at_least else None
 
     def noisy_above(self, x, b, thr, at_least=0):
-        v = int(x) + self._z(_scale(b))
+        v = int(x) + self._z(noise_scale(b))
         return self._new(v, "value") if v - int(thr) >= at_least else None
 
     def release(self, x, b, after=None):
-        inc = int(x) + self._z(_scale(b))
+        inc = int(x) + self._z(noise_scale(b))
         base = 0 if after is None else int(after)
         return self._new(base + inc, "release" if b is not None else "point", inc,
                          None if after is None else after.id)
 
     def _winner(self, values, b):
-        noisy = [int(v) + self._z(_scale(b)) for v in values]
+        noisy = [int(v) + self._z(noise_scale(b)) for v in values]
         j = 0
         for i in range(1, len(noisy)):
             if noisy[i] > noisy[j]:
@@ -193,7 +206,7 @@ class ExactContext:
     def _condition(self, b):
         if self.rho is not None:
             raise ValueError("a path may condition on one noise only (one threshold or one noisy max)")
-        self.rho = _scale(b)
+        self.rho = noise_scale(b)
         self.factors.append(("eq", self.rho, 0))
 
     def _var(self, kind, x, b=None, T=0, at_least=0, parent=None):
@@ -213,7 +226,7 @@ class ExactContext:
 
     def _compare(self, x, b, thr, at_least=0) -> bool:
         """Branch on x + Z ≥ thr + at_least, recording the factor of the branch taken."""
-        b, above = _scale(b), self._choose(2) == 0
+        b, above = noise_scale(b), self._choose(2) == 0
         if not isinstance(thr, Threshold):
             k = int(thr) + at_least - int(x)
             self.consts.append((b, k, above))
@@ -232,9 +245,9 @@ class ExactContext:
         if not isinstance(thr, Threshold) or b is None:
             raise ValueError(f"{kind} needs a noisy threshold from ctx.threshold and a noise scale")
         if self._choose(2) == 1:
-            self.factors.append(("lt", _scale(b), thr.T + at_least - int(x)))
+            self.factors.append(("lt", noise_scale(b), thr.T + at_least - int(x)))
             return None
-        return self._var(kind, x, _scale(b), thr.T, at_least)
+        return self._var(kind, x, noise_scale(b), thr.T, at_least)
 
     def noisy_gap(self, x, b, thr, at_least=0):
         return self._slot("gap", x, b, thr, at_least)
@@ -244,7 +257,7 @@ class ExactContext:
 
     def release(self, x, b, after=None):
         parent = None if after is None else after.id
-        return self._var("release" if b is not None else "point", x, _scale(b), parent=parent)
+        return self._var("release" if b is not None else "point", x, noise_scale(b), parent=parent)
 
     def _winner(self, values, b) -> int:
         vals = [int(v) for v in values]

@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import numbers
 
-from sympy import QQ
-from sympy.polys.fields import field
 
 from dpverify.exact.expsums import exp_product
+from dpverify.exact.programs.lazyfrac import FIELD as _LAZY_FIELD, Frac
 
 __all__ = ["FIELD", "T", "Factor", "point", "path_sum", "sum_terms", "tail_ge"]
 
-FIELD, T = field("t", QQ)
+FIELD = _LAZY_FIELD  # field("t", QQ), made once in lazyfrac: Frac.to_field gives elements of this one
+T = FIELD.gens[0]
 ONE = FIELD.one
 
 
@@ -116,8 +116,33 @@ class Factor:
             return {a: up} if high else {0: ONE, -a: -down}
         return {0: ONE, a: -up} if high else {-a: down}
 
+    def fterms(self, high: bool) -> dict:
+        """:meth:`terms` with :class:`~.lazyfrac.Frac` coefficients (the same values)."""
+        a, s = self.a, self.s
+        if self.kind == "eq":
+            c = Frac(Frac.power(0).num - Frac.power(a).num) * Frac.one_over_1_plus(a)
+            return {a: c * Frac.power(a * s)} if high else {-a: c * Frac.power(-a * s)}
+        up = Frac.power(a * s) * Frac.one_over_1_plus(a)
+        down = Frac.power(a * (1 - s)) * Frac.one_over_1_plus(a)
+        if self.kind == "ge":
+            return {a: up} if high else {0: Frac.const(1), -a: -down}
+        return {0: Frac.const(1), a: -up} if high else {-a: down}
+
     def __repr__(self) -> str:
         return f"Factor({self.kind!r}, a={self.a}, s={self.s})"
+
+
+def _geometric(e: int, lo, hi) -> Frac:
+    """Σ_{ρ=lo}^{hi} t^{eρ} as a :class:`~.lazyfrac.Frac` (the cases of :func:`sum_terms`)."""
+    if lo is not None and hi is not None:
+        if e == 0:
+            return Frac.const(hi - lo + 1)
+        return (Frac.power(e * lo) - Frac.power(e * (hi + 1))) * Frac.one_over_1_minus(e)
+    if hi is None and lo is not None and e > 0:
+        return Frac.power(e * lo) * Frac.one_over_1_minus(e)
+    if lo is None and hi is not None and e < 0:
+        return Frac.power(e * hi) * Frac.one_over_1_minus(-e)
+    raise ValueError(f"lo={lo!r}, hi={hi!r}: the series Σ t^({e}·ρ) over [{lo}, {hi}] diverges: not a probability")
 
 
 def sum_terms(terms: dict, lo, hi):
@@ -169,9 +194,15 @@ def path_sum(factors, lo=None, hi=None):
         raise ValueError(f"factors must hold at most 64 factors (the product's terms grow with each), got {len(factors)}")
     lo = None if lo is None else _int(lo, "lo")
     hi = None if hi is None else _int(hi, "hi")
+    return path_sum_lazy(factors, lo, hi).to_field()
+
+
+def path_sum_lazy(factors, lo=None, hi=None) -> Frac:
+    """:func:`path_sum` as an unreduced :class:`~.lazyfrac.Frac` (arguments checked by :func:`path_sum`'s
+    callers: :mod:`.law` builds them from checked programs)."""
     cuts = sorted({f.split for f in factors})
     edges = [None] + cuts  # piece i starts at edges[i] (None: −∞) and ends before the next cut
-    total = FIELD.zero
+    total = Frac.const(0)  # summed without a gcd per term (lazyfrac), reduced once
     for i, start in enumerate(edges):
         end = cuts[i] - 1 if i < len(cuts) else None
         a_lo = start if lo is None else (lo if start is None else max(lo, start))
@@ -179,8 +210,21 @@ def path_sum(factors, lo=None, hi=None):
         if a_lo is not None and a_hi is not None and a_hi < a_lo:
             continue
         probe = start if start is not None else (end if end is not None else 0)
-        terms = {0: ONE}
+        terms = {0: Frac.const(1)}
         for f in factors:
-            terms = exp_product(terms, f.terms(probe >= f.split))
-        total += sum_terms(terms, a_lo, a_hi)
+            terms = exp_product(terms, f.fterms(probe >= f.split))
+        for e, c in terms.items():
+            total = total + c * _geometric(e, a_lo, a_hi)
     return total
+
+
+def tail_ge_lazy(a: int, k: int) -> Frac:
+    """:func:`tail_ge` as a :class:`~.lazyfrac.Frac`."""
+    up = Frac.power(a * k) if k >= 1 else Frac.power(a * (1 - k))
+    up = up * Frac.one_over_1_plus(a)
+    return up if k >= 1 else 1 - up
+
+
+def point_lazy(a: int, k: int) -> Frac:
+    """:func:`point` as a :class:`~.lazyfrac.Frac`."""
+    return (1 - Frac.power(a)) * Frac.one_over_1_plus(a) * Frac.power(a * abs(k))

@@ -36,7 +36,9 @@ import numpy as np
 import sympy as sp
 
 from dpverify.exact.programs.context import ExactContext, OutVar, Sampled, SampleContext
-from dpverify.exact.programs.geometric import FIELD, T, Factor, path_sum, point, tail_ge
+from dpverify.exact.programs.geometric import (FIELD, T, Factor, path_sum, path_sum_lazy, point, point_lazy, tail_ge,
+                                               tail_ge_lazy)
+from dpverify.exact.programs.lazyfrac import Frac
 
 __all__ = ["ProgramLaw", "neighbour_pairs", "program_law"]
 
@@ -103,9 +105,20 @@ class ProgramLaw:
     def __post_init__(self):  # a column is a group of cell keys (merged when proportional)
         self._index = {k: i for i, group in enumerate(self.columns) for k in group}
 
-    def sampler(self, epsilon: float):
-        """``mechanism(data, rng, n)`` → column indices of n runs of the program on sampled noise at ε."""
+    def column_index(self, key) -> int:
+        """The column holding the cell key ``key`` (−1 if none)."""
+        return self._index.get(key, -1)
+
+    def sampler(self, epsilon: float, *, vectorised: bool = True):
+        """``mechanism(data, rng, n)`` → column indices of n runs of the program on sampled noise at ε.
+
+        ``vectorised``: all n runs at once (:func:`~.batch.batch_columns`, the same law), else one
+        :class:`~.context.SampleContext` run per draw."""
         prog, params = self.program, dict(self.params)
+        if vectorised:
+            from dpverify.exact.programs.batch import batch_columns
+
+            return lambda data, rng, n: batch_columns(self, np.asarray(data).ravel(), epsilon, rng, n)
 
         def mechanism(data, rng, n):
             q = tuple(int(x) for x in np.asarray(data).ravel())
@@ -123,17 +136,25 @@ def _cells(kind, lo, hi):
     return [("=", w) for w in range(lo, hi + 1)] + [("rest",)]
 
 
-def _release_tail(v: OutVar, cell, bounds, a: int):
+def _release_tail(v: OutVar, cell, bounds, a: int, lazy: bool = False):
     x = v.x
+    pt, ge = (point_lazy, tail_ge_lazy) if lazy else (point, tail_ge)
     if cell[0] == "=":
-        return point(a, cell[1] - x)
+        return pt(a, cell[1] - x)
     lo, hi = bounds
-    return 1 - tail_ge(a, lo - x) if cell[0] == "<" else tail_ge(a, hi + 1 - x)
+    return 1 - ge(a, lo - x) if cell[0] == "<" else ge(a, hi + 1 - x)
 
 
 class Evaluator:
-    def __init__(self, unit):
-        self.unit = unit
+    """The exact probabilities of a path's parts: elements of ``FIELD``, or with ``lazy`` unreduced
+    :class:`~.lazyfrac.Frac` (the same values; :func:`program_law` reduces each entry once)."""
+
+    def __init__(self, unit, lazy: bool = False):
+        self.unit, self.lazy = unit, lazy
+        self.one = Frac.const(1) if lazy else FIELD.one
+        self.zero = Frac.const(0) if lazy else FIELD.zero
+        self._sum = path_sum_lazy if lazy else path_sum
+        self._point, self._ge = (point_lazy, tail_ge_lazy) if lazy else (point, tail_ge)
 
     def a(self, b) -> int:
         v = Fraction(self.unit) / Fraction(b)
@@ -143,7 +164,7 @@ class Evaluator:
     def rho_part(self, ctx, var=None, cell=None):
         """Σ_ρ of the path's weight, with the ρ-dependent slot ``var`` in ``cell`` (None: unconstrained)."""
         if ctx.rho is None:
-            return FIELD.one
+            return self.one
         factors = [Factor(k, self.a(b), s) for k, b, s in ctx.factors]
         lo, hi = ctx.lo, ctx.hi
         if var is not None and cell is not None:
@@ -152,21 +173,21 @@ class Evaluator:
                 factors.append(Factor("eq", self.a(var.b), var.T + w - var.x))
             elif var.kind == "value":  # value w = x + Z, and w ≥ T + ρ + al
                 hi = (w - var.T - var.at_least) if hi is None else min(hi, w - var.T - var.at_least)
-                return point(self.a(var.b), w - var.x) * path_sum(factors, lo, hi)
+                return self._point(self.a(var.b), w - var.x) * self._sum(factors, lo, hi)
             else:  # maxval: w = x + ρ
                 lo = w - var.x if lo is None else max(lo, w - var.x)
                 hi = w - var.x if hi is None else min(hi, w - var.x)
         elif var is not None and var.kind in ("gap", "value"):
             factors.append(Factor("ge", self.a(var.b), var.T + var.at_least - var.x))
-        return path_sum(factors, lo, hi)
+        return self._sum(factors, lo, hi)
 
     def const_part(self, ctx):
-        w = FIELD.one
+        w = self.one
         for b, k, take in ctx.consts:
             if b is None:
-                p = FIELD.one if k <= 0 else FIELD.zero
+                p = self.one if k <= 0 else self.zero
             else:
-                p = tail_ge(self.a(b), k)
+                p = self._ge(self.a(b), k)
             w *= p if take else 1 - p
         return w
 
@@ -218,15 +239,16 @@ def _path_cells(ev, out, ctx, partitions):
         i, v = rho_var
         cells = _cells(v.kind, *partitions[(shape, i)])
         probs = {c: ev.rho_part(ctx, v, c) for c in cells[:-1]}
-        probs[cells[-1]] = ev.rho_part(ctx, v) - sum(probs.values(), FIELD.zero)
+        probs[cells[-1]] = ev.rho_part(ctx, v) - sum(probs.values(), ev.zero)
         rho_choices = [((i, c), p) for c, p in probs.items()]
     indep_cells = []
     for i, v in indep:
         if v.kind == "point":
-            indep_cells.append([((i, ("pt", v.x)), FIELD.one)])
+            indep_cells.append([((i, ("pt", v.x)), ev.one)])
         else:
             bounds = partitions[(shape, i)]
-            indep_cells.append([((i, c), _release_tail(v, c, bounds, ev.a(v.b))) for c in _cells("release", *bounds)])
+            indep_cells.append([((i, c), _release_tail(v, c, bounds, ev.a(v.b), ev.lazy))
+                                for c in _cells("release", *bounds)])
     for rc, rp in rho_choices:
         combos = [([rc] if rc else [], base * rp)]
         for options in indep_cells:
@@ -310,16 +332,17 @@ def program_law(program, inputs, *, window: int = 4, **params) -> ProgramLaw:
     window = int(window)
     rows, scales, spans = _gather(program, inputs, params)
     unit = _unit(scales)
-    ev, partitions = Evaluator(unit), _windows(spans, window)
+    ev, partitions = Evaluator(unit, lazy=True), _windows(spans, window)
     dense, columns = [], {}
     for paths in rows:
         row: dict = {}
         for out, ctx in paths:
             for key, p in _path_cells(ev, out, ctx, partitions):
-                row[key] = row.get(key, FIELD.zero) + p
+                row[key] = row.get(key, ev.zero) + p
                 columns.setdefault(key, len(columns))
         dense.append(row)
-    cols, t_matrix = _merge_proportional(list(columns), [[row.get(k, FIELD.zero) for k in columns] for row in dense])
+    dense = [[row[k].to_field() if k in row else FIELD.zero for k in columns] for row in dense]  # reduced once
+    cols, t_matrix = _merge_proportional(list(columns), dense)
     exact = not any(kind in RHO_KINDS for kind, *_ in spans.values())
     return ProgramLaw(inputs, cols, t_matrix, unit, exact, partitions, program, dict(params), rows)
 

@@ -53,8 +53,9 @@ from dpverify.exact.programs.context import OutVar
 from dpverify.exact.programs.geometric import FIELD, ONE, T, Factor, sum_terms
 from dpverify.exact.programs.law import EPSILON, Evaluator, output_shape as shape_of
 from dpverify.exact.signs import X, XDomain, positive_cells, x_set_to_epsilon
+from dpverify.validation import check_positive_int
 
-__all__ = ["prove_program"]  # gap_tail and tail_verdict are its internal steps
+__all__ = ["fails_set", "prove_program"]  # gap_tail and tail_verdict are its internal steps
 
 
 def _add(form: dict, key, c) -> None:
@@ -103,7 +104,7 @@ def _value(form: dict, w: int):
 
 def _row_tails(law, ev):
     """Per row: {(shape, slot): [W0, form]} summed over the paths, each path's form re-checked."""
-    rows = []
+    rows, lazy = [], Evaluator(law.unit, lazy=True)  # the direct sums of the re-check, reduced once each
     for paths in law.paths:
         acc: dict = {}
         for out, ctx in paths:
@@ -119,7 +120,7 @@ def _row_tails(law, ev):
             W0, form = got
             base = ev.const_part(ctx)
             for w in (W0, W0 + 1, W0 + 2):
-                if _value(form, w) != ev.rho_part(ctx, v, ("=", w)):
+                if _value(form, w) != lazy.rho_part(ctx, v, ("=", w)).to_field():
                     return None, f"the closed form of a gap tail disagrees with the direct sum at w = {w} (a bug)"
             key = (shape_of(out), i)
             slot = acc.setdefault(key, [W0, {}])
@@ -133,8 +134,19 @@ def _row_tails(law, ev):
 _X_DOMAIN: dict = {}
 
 
-def _fails(cond, unit: int) -> sp.Set:
+def fails_set(cond, unit: int) -> sp.Set:
     """The exact ε-set where ``cond`` (an element of Q(t), t = e^{−ε/unit}) is > 0.
+
+    >>> fails_set(T - T ** 2, 1)   # t − t² > 0 for every ε > 0
+    Interval.open(0, oo)
+    """
+    if not isinstance(cond, type(FIELD.one)) or cond.field != FIELD:
+        raise TypeError(f"cond must be an element of Q(t) (geometric.FIELD), got {cond!r:.60}")
+    return _fails(cond, check_positive_int(unit, "unit", maximum=10 ** 4))
+
+
+def _fails(cond, unit: int) -> sp.Set:
+    """:func:`fails_set` without the argument checks.
 
     With x = 1/t = e^{ε/unit} > 1, cond has the sign of N(t)·D(t), and of x^d·N(1/x)·D(1/x) (d the
     degree): the reversed polynomial, decided by :func:`~dpverify.exact.signs.positive_cells`.
@@ -143,8 +155,8 @@ def _fails(cond, unit: int) -> sp.Set:
         return sp.EmptySet
     terms = (cond.numer * cond.denom).terms()
     d = max(m[0] for m, _ in terms)
-    Q = sp.Poly(sum(sp.Rational(int(c.numerator), int(c.denominator)) * X ** (d - m[0]) for m, c in terms), X,
-                domain="QQ")
+    Q = sp.Poly.from_dict({(d - m[0],): sp.Rational(int(c.numerator), int(c.denominator)) for m, c in terms}, X,
+                          domain="QQ")  # from the coefficients: no expression is built
     dom = _X_DOMAIN.setdefault(unit, XDomain(sp.Integer(1), sp.oo, True, True, unit))
     return x_set_to_epsilon(positive_cells(Q, dom), unit)
 

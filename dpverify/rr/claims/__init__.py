@@ -17,6 +17,8 @@ module                          claims
                                 refs. [11], [12], the counts (``rr.nary.closed_form``, ``rr.sec4.*``)
 :mod:`.survey`                  the worked example and the simulated surveys (``rr.example``,
                                 ``rr.simulation``)
+:mod:`.delta_optima`            the (ε,δ) optima decided exactly for every ε > 0 (``rr.model2.optimum_ldp``,
+                                ``rr.nary.optimum_ldp``)
 :mod:`.errata`                  every erratum of the paper (``rr.model2.standard_form``,
                                 ``rr.sec4.case2``, ``rr.nary.definition``)
 ==============================  ===============================================================
@@ -30,6 +32,6 @@ Example
 ['rr.model2.standard_form', 'rr.nary.definition', 'rr.sec4.case2']
 """
 
-from dpverify.rr.claims import binary, errata, nary, simplex, survey
+from dpverify.rr.claims import binary, delta_optima, errata, nary, simplex, survey
 
-__all__ = ["binary", "errata", "nary", "simplex", "survey"]
+__all__ = ["binary", "delta_optima", "errata", "nary", "simplex", "survey"]
