@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--json")
     ap.add_argument("--no-accountants", action="store_true")
-    ap.add_argument("--max-cells", type=int, default=1 << 22)
+    ap.add_argument("--max-cells", type=int, default=1 << 24)
     ap.add_argument("--max-seconds", type=float, default=10.0,
                     help="CPU seconds a configuration may use (no further grid after that)")
     ap.add_argument("--part", default="1/1", help="k/m: run the k-th of m interleaved shares")

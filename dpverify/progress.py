@@ -125,7 +125,7 @@ def _reporting(label: str, total: float | None, stream: TextIO | None | str, eve
             with lock:
                 if time.monotonic() - last[0] >= heartbeat:
                     last[0] = time.monotonic()
-                    print(fmt(f"still working after {current[0]}" if current[0] else "working"),
+                    print(fmt(f"still working (last done: {current[0]})" if current[0] else "working"),
                           file=stream, flush=True)
 
     watcher = threading.Thread(target=beat, name=f"progress:{label}", daemon=True)

@@ -476,7 +476,7 @@ def test_catalogue_line_proved_for_all_epsilon_or_points_with_reason(capsys):
         assert r.status == ("proved" if symbolic else "points"), (r.family, r.reason)
         assert r.reason and (not symbolic or "holds for every epsilon > 0" in r.reason), r.family
     assert s.with_status("proved") and not s.with_status("refuted") and not s.with_status("unknown")
-    assert s.summary() == (f"catalogue: {len(cat)} families; {len(s.with_status('proved'))} proved for all ε > 0; "
+    assert s.summary() == (f"catalogue: {len(cat)} families; {len(s.with_status('proved'))} proved for all ε > 0 on their listed pairs; "
                            f"{len(s.with_status('points'))} fall back to points")
     with capsys.disabled():
         print("\n" + s.summary())

@@ -13,7 +13,7 @@ def test_plain_lines_and_a_heartbeat_during_a_long_step():
         time.sleep(4.5)  # one long step: no tick for 4.5 s
         tick(1, "second")
     lines = buf.getvalue().splitlines()
-    beats = [ln for ln in lines if "still working after first" in ln]
+    beats = [ln for ln in lines if "still working (last done: first)" in ln]
     assert len(beats) >= 1, lines  # a line at least every 2 s of silence
     assert lines[-1].startswith("demo: 2/2") and lines[-1].endswith("done")
 

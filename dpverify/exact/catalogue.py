@@ -3,7 +3,8 @@
 :func:`prove_catalogue` walks :func:`dpverify.mechanisms.catalogue` (one default mechanism per family).
 A family whose mechanism carries ``symbolic_law`` is decided for every ε > 0 by
 :func:`dpverify.exact.prove_mechanism` (a proof, an exact counterexample or ``unknown`` with the
-reason). Every other family falls back to points (the exact check of a numeric law at drawn ε, or the
+reason), on the neighbouring pairs its relation lists (the proof covers those pairs, at every ε; it is
+a proof over the whole relation where the listed pairs are its worst case, as for k-RR's all pairs). Every other family falls back to points (the exact check of a numeric law at drawn ε, or the
 statistical audit), and the row says why it has no symbolic law, from what the mechanism gives:
 
 - a finite law known only numerically (``law`` without ``symbolic_law``);
@@ -69,11 +70,12 @@ class CatalogueProofs:
         Example
         -------
         >>> prove_catalogue(names=["audit.mechanisms.KRR"]).summary()
-        'catalogue: 1 families; 1 proved for all ε > 0; 0 fall back to points'
+        'catalogue: 1 family; 1 proved for all ε > 0 on their listed pairs; 0 fall back to points'
         """
         n = {s: len(self.with_status(s)) for s in STATUSES}
         extra = "".join(f"; {n[s]} {s}" for s in ("refuted", "unknown") if n[s])
-        return (f"catalogue: {len(self.rows)} families; {n['proved']} proved for all ε > 0{extra}; "
+        fams = "family" if len(self.rows) == 1 else "families"
+        return (f"catalogue: {len(self.rows)} {fams}; {n['proved']} proved for all ε > 0 on their listed pairs{extra}; "
                 f"{n['points']} fall back to points")
 
     def lines(self) -> list[str]:

@@ -14,6 +14,7 @@ after the other parameters are checked; it reveals nothing and costs no privacy.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -38,12 +39,17 @@ def _empty(v: np.ndarray, size, dtype) -> np.ndarray | None:
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """The noise scale b = Δf / ε of the ε-DP Laplace mechanism.
+    """The noise scale b = Δf / ε of the ε-DP Laplace mechanism, rounded up: the float returned is the
+    smallest one ≥ Δf/ε exactly, so the loss Δf/b never exceeds ε (Δf/ε rounded to nearest can fall
+    below Δf/ε by half an ulp: Δf = 1, ε = 0.7 gave a loss 2.9e-17 above ε).
 
     Example
     -------
     >>> laplace_scale(2.0, 0.5)
     4.0
+    >>> from fractions import Fraction
+    >>> Fraction(laplace_scale(1.0, 0.7)) * Fraction(0.7) >= 1
+    True
 
     Raises ``ValueError`` naming ε when Δf/ε overflows (ε tiny) or underflows to 0 (ε huge).
     """
@@ -54,6 +60,8 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
         raise ValueError(f"epsilon = {eps!r} is too small for sensitivity {d!r}: the noise scale sensitivity/epsilon overflows float64")
     if b == 0.0:
         raise ValueError(f"epsilon = {eps!r} is too large for sensitivity {d!r}: the noise scale sensitivity/epsilon underflows to 0")
+    if Fraction(b) * Fraction(eps) < Fraction(d):  # rounded down: one step up makes b ≥ Δf/ε exactly
+        b = math.nextafter(b, math.inf)
     return b
 
 

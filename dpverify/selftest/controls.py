@@ -133,7 +133,8 @@ class GeometricMechanism(Control):
                           default_domain=True, description=f"|d - d'| <= {self.sensitivity}, integers")
 
     def __call__(self, data, rng, n):
-        return int(data) + discrete_laplace(self.scale_factor * self.sensitivity / self.epsilon, n, rng)
+        # the scale rounded up (additive.laplace_scale): the loss never exceeds ε by a rounding
+        return int(data) + discrete_laplace(additive.laplace_scale(self.scale_factor * self.sensitivity, self.epsilon), n, rng)
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,8 @@ def control_pairs(*, cls, epsilon, **params) -> list[Pair]:
     cls = _check_cls(cls)
     check_epsilon(epsilon)
     k = params.get("k", params.get("bins", 3))
-    if cls in ("LaplaceMechanism", "GeometricMechanism"):
-        return [Pair(0, 1)]
+    if cls in ("LaplaceMechanism", "GeometricMechanism"):  # the farthest neighbour the relation allows
+        return [Pair(0, params.get("sensitivity", 1))]
     if cls == "KRR":
         return all_pairs(k)
     if cls == "ExponentialMechanism":
@@ -108,7 +108,8 @@ def control(*, cls: str, epsilon, **params):
 
         symbolic = GeometricLaw(tuple((p.d, p.d_prime) for p in pairs),
                                 Fraction(obj.scale_factor) * obj.sensitivity)
-    rel = Pairs(tuple((p.d, p.d_prime) for p in pairs), description=_RELATIONS.get(cls, "|d - d'| <= 1"))
+    rel = Pairs(tuple((p.d, p.d_prime) for p in pairs),
+                description=_RELATIONS.get(cls, f"|d - d'| <= {params.get('sensitivity', 1)}"))
     return FunctionMechanism(obj, epsilon, 0.0, family_name(f"audit.mechanisms.{cls}", dict(epsilon=epsilon, **params)),
                              rel, law=law, symbolic=symbolic)
 

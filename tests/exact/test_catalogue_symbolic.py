@@ -201,3 +201,14 @@ def test_prove_takes_a_mechanism_with_epsilon_only():
         prove(m, epsilon=EPS, pairs=[(0, 1)])
     with pytest.raises(TypeError, match="symbolic law"):
         prove_mechanism(catalogue()["primitives.laplace_mechanism"])
+
+
+@pytest.mark.parametrize("factor, want", [(1.0, "proved"), (0.5, "refuted")])
+def test_geometric_control_is_proved_at_its_own_sensitivity(factor, want):
+    """The control's pairs reach its sensitivity: with Δ = 2 and half the noise (scale_factor 0.5) the loss at
+    distance 2 is 2ε, refuted; the pairs were (0, 1) whatever the sensitivity, and this was 'proved'."""
+    from dpverify.selftest.mechanisms import control
+
+    m = control(cls="GeometricMechanism", epsilon=1.0, sensitivity=2, scale_factor=factor)
+    assert m.relation.candidates() == [(0, 2)] and str(m.relation) == "|d - d'| <= 2"
+    assert prove_mechanism(m).verdict == want

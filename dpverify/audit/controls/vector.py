@@ -14,7 +14,9 @@ Example
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -117,6 +119,8 @@ class NoisyMax(Control):
     def __call__(self, data, rng, n):
         q = np.asarray(data, dtype=float)
         b = 2.0 / self.epsilon
+        if Fraction(b) * Fraction(self.epsilon) < 2:  # rounded down: one step up, so the loss never exceeds ε
+            b = math.nextafter(b, math.inf)
         if self.noise == "laplace":
             z = q + rng.laplace(0.0, b, (n, q.size))
         elif self.noise == "exponential":

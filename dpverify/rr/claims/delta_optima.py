@@ -3,7 +3,8 @@
 - ``rr.model2.optimum_ldp``: the three design matrices printed with (15) are (ε, δ)-LDP over output sets on
   the whole regime E = e^ε > 1, δ ∈ (0, 1) (π0 only chooses which one is optimal), by the sign test of
   :func:`dpverify.rr.symbolic.sign_everywhere` on every (pair, output set); and, by a second route,
-  :func:`dpverify.exact.prove` with ε a positive symbol on a stated grid of δ, with δ tight (δ/2 refuted).
+  :func:`dpverify.exact.prove` with ε a positive symbol on a stated grid of δ (whether δ/2 is refuted is
+  recorded in the evidence, ``half_delta_verdict``; the statement does not claim δ is tight).
 - ``rr.nary.optimum_ldp``: the n-ary optimum δI + (1 − δ)·(k-RR on the k most likely inputs) of
   :func:`dpverify.rr.optimal_mechanism` (its symbolic law :class:`dpverify.rr.mechanisms.OptimumLaw`, piece by
   piece in ε) is (ε, δ)-LDP for every ε > 0, on a stated grid of priors π and of δ, with δ tight.
@@ -36,7 +37,7 @@ def _printed() -> dict:
     """The design matrices of (15), as printed (the statement under test), in E = e^ε and δ."""
     mid = (delta + E) / (E + 1)
     return {"pi0 <= 1/(e^eps+1)": sp.Matrix([[delta, 1 - delta], [0, 1]]),
-            "in between": sp.Matrix([[mid, 1 - mid], [1 - mid, mid]]),
+            "in between": sp.Matrix([[mid, (1 - delta) / (E + 1)], [(1 - delta) / (E + 1), mid]]),
             "pi0 >= e^eps/(e^eps+1)": sp.Matrix([[1, 0], [1 - delta, delta]])}
 
 
