@@ -1,6 +1,7 @@
 """The shared validation module rejects bad input with errors naming the parameter."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -179,7 +180,8 @@ def test_edge_counterexamples_from_the_issue():
             assert np.isfinite(P).all() and np.allclose(np.sum(P, axis=-1), 1)
         assert randomized_response([0, 1, 2], 3, eps, rng=0).shape == (3,)
         assert len(extreme_points(2, eps)) >= 1
-    assert laplace_scale(1.0, 1e308) == 1e-308
+    b = laplace_scale(1.0, 1e308)  # subnormal, rounded up: the smallest float with b·ε ≥ Δ exactly
+    assert Fraction(b) * Fraction(1e308) >= 1 and Fraction(float(np.nextafter(b, 0.0))) * Fraction(1e308) < 1
     with pytest.raises(ValueError, match="epsilon"):
         laplace_scale(5e-324, 1e308)  # underflows to 0
     with pytest.raises(ValueError, match="epsilon"):
