@@ -6,6 +6,7 @@ in its docstring.  Hypothesis runs derandomised so that CI is reproducible.
 
 import os
 import signal
+import sys
 import tempfile
 from pathlib import Path
 
@@ -34,3 +35,17 @@ settings.load_profile("dpverify")
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT
+
+
+@pytest.fixture
+def forget_claims(tmp_path):
+    """Forget the claims and the modules a test loaded from its ``tmp_path`` (file basenames recur across tests)."""
+    from dpverify.claims import registry
+
+    before = set(registry.snapshot())
+    yield
+    for cid in set(registry.snapshot()) - before:
+        registry.unregister(cid)
+    for name, mod in list(sys.modules.items()):
+        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
+            del sys.modules[name]

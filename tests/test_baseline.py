@@ -28,16 +28,10 @@ def _other(thorough=False):
 
 
 @pytest.fixture
-def claims_file(tmp_path):
-    before = set(registry.snapshot())
+def claims_file(tmp_path, forget_claims):
     p = tmp_path / "claims_base.py"
     p.write_text(textwrap.dedent(CLAIMS))
-    yield p
-    for cid in set(registry.snapshot()) - before:
-        unregister(cid)
-    for name, mod in list(sys.modules.items()):
-        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
-            del sys.modules[name]
+    return p
 
 
 def test_update_then_gate(claims_file, tmp_path, monkeypatch, capsys):

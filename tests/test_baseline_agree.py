@@ -9,7 +9,6 @@ import textwrap
 
 import pytest
 
-from dpverify.claims import registry, unregister
 from dpverify.claims.baseline import (DEFAULT_ATOL, DEFAULT_RTOL, check_baseline, load_baseline,
                                       records_thorough)
 from dpverify.claims.drift import DEFAULT_ATOL as DRIFT_ATOL, DEFAULT_RTOL as DRIFT_RTOL
@@ -66,16 +65,10 @@ def _b(thorough=False):
 
 
 @pytest.fixture
-def claims_file(tmp_path):
-    before = set(registry.snapshot())
+def claims_file(tmp_path, forget_claims):
     p = tmp_path / "claims_agree.py"
     p.write_text(textwrap.dedent(CLAIMS))
-    yield p
-    for cid in set(registry.snapshot()) - before:
-        unregister(cid)
-    for name, mod in list(sys.modules.items()):
-        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
-            del sys.modules[name]
+    return p
 
 
 def test_verify_gate_says_how_many_matched(claims_file, tmp_path, capsys):

@@ -40,19 +40,7 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return p
 
 
-@pytest.fixture
-def cleanup(tmp_path):
-    """Forget the claims and the modules a test loaded (the files' basenames recur across tests)."""
-    before = set(registry.snapshot())
-    yield
-    for cid in set(registry.snapshot()) - before:
-        unregister(cid)
-    for name, mod in list(sys.modules.items()):
-        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
-            del sys.modules[name]
-
-
-def test_file_folder_and_json(tmp_path, capsys, cleanup):
+def test_file_folder_and_json(tmp_path, capsys, forget_claims):
     _write(tmp_path, "claims_mine.py", CHEAP.format(room="zzext"))
     _write(tmp_path, "notes.py", "raise RuntimeError('not a claims file: never imported')\n")
     assert main(["verify", str(tmp_path / "claims_mine.py"), "--json"]) == 0
@@ -65,7 +53,7 @@ def test_file_folder_and_json(tmp_path, capsys, cleanup):
     assert len(json.loads(capsys.readouterr().out)) == 3
 
 
-def test_broken_file_is_an_error_result_and_errors_come_first(tmp_path, capsys, cleanup):
+def test_broken_file_is_an_error_result_and_errors_come_first(tmp_path, capsys, forget_claims):
     _write(tmp_path, "claims_ok.py", CHEAP.format(room="zzok"))
     _write(tmp_path, "broken_claims.py", "import no_such_module_xyz\n")
     assert main(["verify", str(tmp_path), "--json"]) == 1
@@ -78,7 +66,7 @@ def test_broken_file_is_an_error_result_and_errors_come_first(tmp_path, capsys, 
     assert text.index("no_such_module_xyz") < text.index("zzok.sum")  # the error and its traceback first
 
 
-def test_dotted_module(tmp_path, monkeypatch, capsys, cleanup):
+def test_dotted_module(tmp_path, monkeypatch, capsys, forget_claims):
     pkg = tmp_path / "zzpkg_mod"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
@@ -95,7 +83,7 @@ def test_missing_path_or_module_is_one_line_exit_2(capsys):
     assert main(["claims", "no_such_module_xyz.claims"]) == 2
 
 
-def test_duplicate_id_across_sources_names_both(tmp_path, capsys, cleanup):
+def test_duplicate_id_across_sources_names_both(tmp_path, capsys, forget_claims):
     a = _write(tmp_path, "claims_a.py", CHEAP.format(room="zzdup"))
     (tmp_path / "b").mkdir()
     b = _write(tmp_path / "b", "claims_b.py", CHEAP.format(room="zzdup"))
@@ -106,7 +94,7 @@ def test_duplicate_id_across_sources_names_both(tmp_path, capsys, cleanup):
     assert "claims_a.py" in err["error"] and "claims_b.py" in err["error"]
 
 
-def test_reimporting_the_same_file_is_not_a_duplicate(tmp_path, cleanup):
+def test_reimporting_the_same_file_is_not_a_duplicate(tmp_path, forget_claims):
     import importlib.util
 
     p = _write(tmp_path, "claims_re.py", CHEAP.format(room="zzre"))
@@ -116,7 +104,7 @@ def test_reimporting_the_same_file_is_not_a_duplicate(tmp_path, cleanup):
     assert [c.id for c in first] == [c.id for c in registry.load_sources([str(p)])]
 
 
-def test_shipped_room_names_are_reserved(tmp_path, cleanup):
+def test_shipped_room_names_are_reserved(tmp_path, forget_claims):
     with pytest.raises(ValueError, match="shipped with dpverify"):
         claim("rr.mine", source=Source("x"), statement="s", method="property")(lambda thorough=False: Outcome("holds"))
 
@@ -141,7 +129,7 @@ def test_bad_registration_names_the_claim(kwargs, match):
     assert cid not in registry.snapshot()
 
 
-def test_check_that_does_not_return_an_outcome(cleanup):
+def test_check_that_does_not_return_an_outcome(forget_claims):
     def annotated(thorough: bool = False) -> bool:
         return True
 
@@ -154,7 +142,7 @@ def test_check_that_does_not_return_an_outcome(cleanup):
     assert r.verdict is Verdict.ERROR and "'zzbad.ret' returned int, not an Outcome" in r.error
 
 
-def test_audit_can_only_refute_or_be_inconclusive(cleanup):
+def test_audit_can_only_refute_or_be_inconclusive(forget_claims):
     claim("zzaudit.says_holds", source=Source("x"), statement="s", method="audit", expected="inconclusive")(
         lambda thorough=False: Outcome(Verdict.HOLDS, {"epsilon_lb": 0.1}))
     claim("zzaudit.refutes", source=Source("x"), statement="s", method="audit", expected="refuted")(
@@ -166,7 +154,7 @@ def test_audit_can_only_refute_or_be_inconclusive(cleanup):
     assert good.verdict is Verdict.REFUTED and good.as_expected
 
 
-def test_timeout_works_with_one_job(cleanup):
+def test_timeout_works_with_one_job(forget_claims):
     import time
 
     def slow(thorough=False):
@@ -183,7 +171,7 @@ def test_timeout_works_with_one_job(cleanup):
     assert main(["verify", "--only", "zzslow.", "--timeout", "-1"]) == 2
 
 
-def test_installed_room_through_entry_point(tmp_path, monkeypatch, cleanup):
+def test_installed_room_through_entry_point(tmp_path, monkeypatch, forget_claims):
     """A package declaring ``[dpverify.rooms] zzinst = zzinst_room`` adds its room to the full run."""
     site = tmp_path / "site"
     (site / "zzinst_room").mkdir(parents=True)
@@ -203,7 +191,7 @@ def test_installed_room_through_entry_point(tmp_path, monkeypatch, cleanup):
         rooms(refresh=True)
 
 
-def test_installed_room_must_keep_to_its_name(tmp_path, monkeypatch, cleanup):
+def test_installed_room_must_keep_to_its_name(tmp_path, monkeypatch, forget_claims):
     site = tmp_path / "site"
     site.mkdir()
     (site / "zzwrong_room.py").write_text(textwrap.dedent(CHEAP.format(room="zzother")))

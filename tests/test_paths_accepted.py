@@ -9,14 +9,13 @@ system); each test below fails on that behaviour or on ``''`` read as ``'.'``.
 from __future__ import annotations
 
 import os
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from dpverify import atomic, proofdocs, rooms
-from dpverify.claims import registry, unregister
+from dpverify.claims import registry
 from dpverify.claims import baseline as bl
 from dpverify.claims import sources
 from dpverify.claims.store import registered_since
@@ -32,17 +31,6 @@ def _sum(thorough=False):
 '''
 
 
-@pytest.fixture
-def cleanup(tmp_path):
-    before = set(registry.snapshot())
-    yield
-    for cid in set(registry.snapshot()) - before:
-        unregister(cid)
-    for name, mod in list(sys.modules.items()):
-        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
-            del sys.modules[name]
-
-
 def _claims_file(folder: Path, room: str) -> Path:
     p = folder / f"{room}_claims.py"
     p.write_text(textwrap.dedent(CLAIMS.format(room=room)))
@@ -50,12 +38,12 @@ def _claims_file(folder: Path, room: str) -> Path:
 
 
 @pytest.mark.parametrize("as_path", [str, Path], ids=["str", "Path"])
-def test_load_sources_takes_one_path(tmp_path, cleanup, as_path):
+def test_load_sources_takes_one_path(tmp_path, forget_claims, as_path):
     f = _claims_file(tmp_path, "zzpathone")
     assert [c.id for c in sources.load_sources(as_path(f))] == ["zzpathone.sum"]
 
 
-def test_load_sources_takes_a_list_and_a_folder(tmp_path, cleanup):
+def test_load_sources_takes_a_list_and_a_folder(tmp_path, forget_claims):
     (tmp_path / "a").mkdir()
     a = _claims_file(tmp_path / "a", "zzpatha")
     b = _claims_file(tmp_path, "zzpathb")
@@ -79,7 +67,7 @@ def test_load_sources_refuses_empty_and_bytes(bad, kind, where):
     assert issubclass(sources.SourceError, ValueError)
 
 
-def test_registered_since_takes_one_file_or_a_list(tmp_path, cleanup):
+def test_registered_since_takes_one_file_or_a_list(tmp_path, forget_claims):
     f = _claims_file(tmp_path, "zzpathsince")
     sources.load_sources(f)
     src = str(f.resolve())
@@ -153,7 +141,7 @@ def test_bytes_are_a_type_error_naming_the_parameter(name):
 
 
 @pytest.mark.parametrize("name", sorted(n for n in CALLS if CALLS[n][0] is not None))
-def test_one_str_and_one_pathlike_give_the_same_answer(name, tmp_path, cleanup):
+def test_one_str_and_one_pathlike_give_the_same_answer(name, tmp_path, forget_claims):
     fn, _, make = CALLS[name]
     target = make(tmp_path)
     first = fn(str(target))

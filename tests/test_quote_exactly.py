@@ -13,7 +13,6 @@ command and from pytest; and a user's file that cannot be read is one line namin
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 from pathlib import Path
 
@@ -72,19 +71,7 @@ def wide(monkeypatch):
 
 
 @pytest.fixture
-def cleanup(tmp_path):
-    """Forget the claims and modules a test loaded."""
-    before = set(registry.snapshot())
-    yield
-    for cid in set(registry.snapshot()) - before:
-        unregister(cid)
-    for name, mod in list(sys.modules.items()):
-        if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path)):
-            del sys.modules[name]
-
-
-@pytest.fixture
-def claims_file(tmp_path, cleanup) -> Path:
+def claims_file(tmp_path, forget_claims) -> Path:
     p = tmp_path / "quote_claims.py"
     p.write_text(textwrap.dedent(CLAIMS.format(tricky=TRICKY)), encoding="utf-8")
     return p
@@ -175,7 +162,7 @@ def test_continual_release_names_bracketed_columns_verbatim(tmp_path, capsys, wi
 
 
 @pytest.mark.parametrize("command", ["verify", "claims"])
-def test_a_bad_claim_id_is_one_line_naming_the_file_and_the_id(tmp_path, capsys, cleanup, command):
+def test_a_bad_claim_id_is_one_line_naming_the_file_and_the_id(tmp_path, capsys, forget_claims, command):
     bad = tmp_path / "badid_claims.py"
     bad.write_text(textwrap.dedent(BAD_ID), encoding="utf-8")
     line_no = textwrap.dedent(BAD_ID).splitlines().index(

@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtr
+
+from dpverify.conform.cells import NDTR_REL, U, component_cells
 
 __all__: list[str] = []   # helpers of dpverify.conform.bracket, not API
 
-_U = float(np.finfo(float).eps) / 2
-_NDTR_REL = 2e-13          # the same assumption as dpverify.conform.pld (proof, assumption 2)
+_U, _NDTR_REL = U, NDTR_REL  # the same assumptions as dpverify.conform.pld (proof, assumption 2)
 
 
 def _loss_parts(x, sigma, q, order):
@@ -55,14 +55,8 @@ def _x_ends(law):
 
 def _masses(x, sigma, q, order):
     """Per cell ``(x_k, x_{k+1}]``: the output law's mass and its round-off allowance."""
-    comps = [(1.0 - q, 0.0), (q, 1.0)] if order == "remove" else [(1.0, 0.0)]
     m, err = np.zeros(x.size - 1), np.zeros(x.size - 1)
-    for w, mu in comps:
-        if w == 0.0:
-            continue
-        z = (x - mu) / sigma
-        lower, upper = ndtr(z), ndtr(-z)
-        mc = np.where(upper[1:] < 0.5, upper[:-1] - upper[1:], lower[1:] - lower[:-1])
+    for w, _, _, lower, upper, mc in component_cells(x, sigma, q, order):
         small = np.minimum(lower, upper)
         m += w * np.clip(mc, 0.0, None)
         err += w * ((_NDTR_REL + 4 * _U) * (small[:-1] + small[1:]) + 4 * _U * np.abs(mc))

@@ -31,6 +31,7 @@ import numpy as np
 import scipy.signal
 from scipy.special import logsumexp, ndtr, ndtri
 
+from dpverify.conform.cells import NDTR_REL, U, component_cells
 from dpverify.conform.certfft import cpow, fft, logm, power_error, window
 from dpverify.validation import check_bool, check_positive_int, check_real
 
@@ -163,8 +164,7 @@ def step_law(sigma: float, q: float, h: float, order: str, *, tail: float) -> St
                    edge_err=(float(e_b[0]), float(e_b[-1])))
 
 
-_U = float(np.finfo(float).eps) / 2
-_NDTR_REL = 2e-13  # assumed relative error of scipy.special.ndtr (Cephes documents <= 3.4e-14)
+_U, _NDTR_REL = U, NDTR_REL  # unit round-off; assumed relative error of scipy.special.ndtr (cells.py)
 
 
 def _x_roundoff(ell, xs, sigma, q, order):
@@ -208,14 +208,8 @@ def _check_composed(c, name: str = "c") -> None:
 
 def _partial(x: np.ndarray, sigma: float, q: float, order: str) -> tuple[np.ndarray, np.ndarray]:
     """Per cell ``(x_j, x_{j+1}]``: its probability ``m`` and ``E[X - x_j; cell]``."""
-    comps = [(1.0 - q, 0.0), (q, 1.0)] if order == "remove" else [(1.0, 0.0)]
     m, d = np.zeros(x.size - 1), np.zeros(x.size - 1)
-    for w, mu in comps:
-        if w == 0.0:
-            continue
-        z = (x - mu) / sigma
-        lower, upper = ndtr(z), ndtr(-z)
-        mc = np.where(upper[1:] < 0.5, upper[:-1] - upper[1:], lower[1:] - lower[:-1])
+    for w, mu, z, _, _, mc in component_cells(x, sigma, q, order):
         mc = np.clip(mc, 0.0, None)
         phi = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
         m += w * mc

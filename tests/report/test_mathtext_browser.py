@@ -13,10 +13,7 @@ Without Chromium the test skips (in CI it fails), as in ``test_report_browser.py
 
 from __future__ import annotations
 
-import json
-import re
-
-from test_report_browser import _chromium, _run_chromium
+from chromium_helpers import chromium, dom_probe, print_rules
 
 from dpverify.report.entries import statement_html
 from dpverify.report.style import CSS
@@ -66,20 +63,11 @@ def _page(css: str) -> str:
 def _probe(exe, tmp_path, css: str, name: str) -> dict:
     path = tmp_path / f"{name}.html"
     path.write_text(_page(css), encoding="utf-8")
-    dom = _run_chromium(exe, tmp_path, "--window-size=1280,800", "--dump-dom", path.as_uri())
-    m = re.search(r'<pre id="math-probe">(.*?)</pre>', dom.stdout, re.S)
-    assert m, f"chromium did not render the page: rc={dom.returncode}\n{dom.stderr[-2000:]}"
-    return json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
-                      .replace("&gt;", ">"))
-
-
-def _print_rules(css: str) -> str:
-    start = css.index("@media print {")
-    return css[start + len("@media print {"): css.rindex("}")]
+    return dom_probe(exe, tmp_path, path, "math-probe")
 
 
 def test_statement_math_renders_as_legible_mathml(tmp_path):
-    exe = _chromium()
+    exe = chromium()
     screen = _probe(exe, tmp_path, CSS, "screen")
     assert len(screen["maths"]) >= 8, screen["maths"]
     for m in screen["maths"]:
@@ -98,6 +86,6 @@ def test_statement_math_renders_as_legible_mathml(tmp_path):
     assert min(bare["scripts"]) < 0.65, sorted(bare["scripts"])[:5]
 
     # in print the exact quote stays on the page, and the math keeps its size
-    printed = _probe(exe, tmp_path, CSS + _print_rules(CSS), "print")
+    printed = _probe(exe, tmp_path, CSS + print_rules(CSS), "print")
     assert all(e["w"] > 10 and e["h"] > 5 for e in printed["exact"]), printed["exact"]
     assert all(m["w"] > 3 and m["h"] > 5 and abs(m["size"] - 1) < 0.01 for m in printed["maths"]), printed["maths"]

@@ -16,13 +16,11 @@ randomness, so no false alarms beyond a broken browser installation.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from chromium_helpers import chromium, run_chromium
 from report_demo_claims import FIGURE_COLOR, PREFIX, register_demo, unregister_demo
 
 from dpverify.report import make_report
@@ -51,26 +49,6 @@ window.addEventListener('load', function () {
 """
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    msg = "headless Chromium not found: install Debian's chromium (apt-get install chromium) to run this test"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(msg + " -- in CI it must be installed (.ci/run does it)")
-    pytest.skip(msg)
-
-
-def _run_chromium(exe: str, tmp, *args: str) -> subprocess.CompletedProcess:
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--hide-scrollbars", "--force-device-scale-factor=1", f"--user-data-dir={tmp / 'chromium-profile'}",
-           *args]
-    env = dict(os.environ, HOME=str(tmp))
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
-
-
 def _crop(img: np.ndarray, b: dict) -> np.ndarray:
     x0, y0 = int(b["x"]), int(b["y"])
     return img[y0: y0 + int(b["h"]), x0: x0 + int(b["w"]), :3]
@@ -82,7 +60,7 @@ def _near(px: np.ndarray, hex_color: str, tol: int = 40) -> int:
 
 
 def test_report_renders_in_chromium(tmp_path):
-    exe = _chromium()
+    exe = chromium()
     register_demo()
     try:
         rep = make_report(tmp_path / "out", only=PREFIX)
@@ -94,7 +72,7 @@ def test_report_renders_in_chromium(tmp_path):
     probe.write_text(page.rstrip()[: -len("</body></html>")] + _PROBE + "</body></html>\n", encoding="utf-8")
 
     # 1. layout: where are the summary, the figure and the formula, and are they shown?
-    dom = _run_chromium(exe, tmp_path, "--window-size=1280,2000", "--dump-dom", probe.as_uri())
+    dom = run_chromium(exe, tmp_path, "--window-size=1280,2000", "--dump-dom", probe.as_uri())
     m = re.search(r'<pre id="visibility-probe">(.*?)</pre>', dom.stdout, re.S)
     assert m, f"chromium did not render the page: rc={dom.returncode}\n{dom.stderr[-2000:]}"
     boxes = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
@@ -111,7 +89,7 @@ def test_report_renders_in_chromium(tmp_path):
     bottom = max(boxes[k]["y"] + boxes[k]["h"] for k in ("summary", "img", "math"))
     height = int(min(bottom + 100, 12000))
     shot = tmp_path / "report.png"
-    res = _run_chromium(exe, tmp_path, f"--window-size=1280,{height}", f"--screenshot={shot}", probe.as_uri())
+    res = run_chromium(exe, tmp_path, f"--window-size=1280,{height}", f"--screenshot={shot}", probe.as_uri())
     assert shot.is_file(), f"no screenshot: rc={res.returncode}\n{res.stderr[-2000:]}"
     from PIL import Image
 
@@ -148,7 +126,7 @@ def _check_layout(exe: str, tmp_path, html_path, max_pages: int) -> int:
     sections = re.findall(r'<section id="([^"]+)"', page)
     assert sections[0] in ("errors", "findings") and "findings" in sections[:2], sections
     pdf = tmp_path / "report.pdf"
-    res = _run_chromium(exe, tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", html_path.as_uri())
+    res = run_chromium(exe, tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", html_path.as_uri())
     assert pdf.is_file(), f"chromium printed nothing: rc={res.returncode}\n{res.stderr[-2000:]}"
     n = _pdf_pages(pdf.read_bytes())
     assert 1 <= n <= max_pages, f"the report prints to {n} A4 pages (at most {max_pages})"
@@ -156,7 +134,7 @@ def _check_layout(exe: str, tmp_path, html_path, max_pages: int) -> int:
 
 
 def test_demo_report_prints_compactly(tmp_path):
-    exe = _chromium()
+    exe = chromium()
     register_demo()
     try:
         rep = make_report(tmp_path / "out", only=PREFIX)
@@ -174,7 +152,7 @@ def test_demo_report_prints_compactly(tmp_path):
 @pytest.mark.slow
 def test_real_report_prints_to_at_most_40_pages(tmp_path):
     """The default report (every registered claim) on A4 from headless Chromium: at most 40 pages."""
-    exe = _chromium()
+    exe = chromium()
     rep = make_report(tmp_path / "out", jobs=2)
     n = _check_layout(exe, tmp_path, rep.html, max_pages=40)
     print(f"the default report prints to {n} A4 pages")

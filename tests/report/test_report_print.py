@@ -14,11 +14,8 @@ open) is ``test_report_browser.py::test_real_report_prints_to_at_most_40_pages``
 
 from __future__ import annotations
 
-import json
-import re
-
+from chromium_helpers import chromium, dom_probe, print_rules
 from report_demo_claims import PREFIX, register_demo, unregister_demo
-from test_report_browser import _chromium, _run_chromium
 
 from dpverify.report import make_report
 from dpverify.report.style import CSS
@@ -41,24 +38,16 @@ window.addEventListener('load', function () {
 """
 
 
-def _print_block(css: str) -> str:
-    start = css.index("@media print {")
-    return css[start + len("@media print {"): css.rindex("}")]
-
-
 def _probe(exe, tmp_path, page: str, extra_css: str, name: str) -> dict:
     html_path = tmp_path / f"{name}.html"
     body_end = page.rstrip()[: -len("</body></html>")]
     html_path.write_text(body_end.replace("</head>", f"<style>{extra_css}</style></head>", 1) + _PROBE
                          + "</body></html>\n", encoding="utf-8")
-    dom = _run_chromium(exe, tmp_path, "--window-size=1280,800", "--dump-dom", html_path.as_uri())
-    m = re.search(r'<pre id="print-probe">(.*?)</pre>', dom.stdout, re.S)
-    assert m, f"chromium did not render the page: rc={dom.returncode}\n{dom.stderr[-2000:]}"
-    return json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    return dom_probe(exe, tmp_path, html_path, "print-probe")
 
 
 def test_print_opens_every_evidence_table_and_status_is_on_the_first_screen(tmp_path):
-    exe = _chromium()
+    exe = chromium()
     register_demo()
     try:
         rep = make_report(tmp_path / "out", only=PREFIX)
@@ -66,7 +55,7 @@ def test_print_opens_every_evidence_table_and_status_is_on_the_first_screen(tmp_
         unregister_demo()
     page = rep.html.read_text(encoding="utf-8")
     assert page.count('<details id=') and 'class="evidence"' in page
-    printed = _print_block(CSS)
+    printed = print_rules(CSS)
     assert "details.evidence::details-content" in printed
 
     screen = _probe(exe, tmp_path, page, "", "screen")

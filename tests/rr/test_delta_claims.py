@@ -84,3 +84,20 @@ def test_model2_matrices_are_the_derived_regimes():
     for D, P in zip(derived, printed):
         assert sp.simplify(D - P) == sp.zeros(2, 2), (D, P)
     assert E in printed[1].free_symbols
+
+
+def test_model2_optimum_ldp_flips_with_the_noise_removed(monkeypatch):
+    """Every design matrix the identity (the true answer released, no randomisation): refuted."""
+    monkeypatch.setattr(mod, "_printed", lambda: {k: sp.eye(2) for k in ("pi0 <= 1/(e^eps+1)", "in between",
+                                                                         "pi0 >= e^eps/(e^eps+1)")})
+    res = verdict("rr.model2.optimum_ldp")
+    assert res.verdict == Verdict.REFUTED
+    assert not any(m["whole_regime_proved"] for m in res.outcome.evidence["matrices"].values())
+
+
+def test_nary_optimum_ldp_flips_with_the_noise_removed(monkeypatch):
+    """The optimum replaced by the identity (no randomised part): refuted for every prior and δ < 1."""
+    monkeypatch.setattr(OptimumLaw, "_matrix", lambda self, k, S, e, sp_: sp_.eye(len(self.pi)))
+    res = verdict("rr.nary.optimum_ldp")
+    assert res.verdict == Verdict.REFUTED
+    assert all(c["verdict"] == "refuted" for c in res.outcome.evidence["cases"])
